@@ -1,0 +1,26 @@
+// Scalar reference (de)quantizers of GGML's 32-element "legacy" blocks:
+// Q4_0, Q4_1, Q5_0, Q5_1, Q8_0. Byte layouts in block_formats.h.
+//
+// Dequantizers compute the same float expressions as ggml's
+// dequantize_row_*; quantizers follow ggml's quantize_row_*_ref step by step
+// (same scale choice, same rounding), so their bytes equal ggml's for finite
+// input. `n` must be a multiple of 32 (checked); input must be finite.
+#pragma once
+
+#include <cstdint>
+
+namespace trit::quant {
+
+void DequantizeRowQ4_0(const void* src, float* dst, int64_t n);
+void DequantizeRowQ4_1(const void* src, float* dst, int64_t n);
+void DequantizeRowQ5_0(const void* src, float* dst, int64_t n);
+void DequantizeRowQ5_1(const void* src, float* dst, int64_t n);
+void DequantizeRowQ8_0(const void* src, float* dst, int64_t n);
+
+void QuantizeRowQ4_0(const float* src, void* dst, int64_t n);
+void QuantizeRowQ4_1(const float* src, void* dst, int64_t n);
+void QuantizeRowQ5_0(const float* src, void* dst, int64_t n);
+void QuantizeRowQ5_1(const float* src, void* dst, int64_t n);
+void QuantizeRowQ8_0(const float* src, void* dst, int64_t n);
+
+}  // namespace trit::quant
