@@ -1,0 +1,30 @@
+// A subcommand of `trit`: its CLI11 parser and the function that runs it
+// once arguments are parsed. main() picks the parsed one and turns its
+// result into the process exit code.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace trit::cli {
+
+// Process exit codes, the same for every command.
+enum ExitCode : int {
+  kExitSuccess = 0,
+  kExitFailure = 1,  // the work failed (bad file, I/O error, refused conversion)
+  kExitUsage = 2,    // the command line was wrong
+};
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command AddShowCommand(CLI::App& parent);
+Command AddQuantizeCommand(CLI::App& parent);
+
+// Prints "trit: error: <message>" on stderr.
+void PrintError(std::string_view message);
+
+}  // namespace trit::cli

@@ -1,0 +1,53 @@
+#include "cli/format_util.h"
+
+#include <fmt/format.h>
+
+namespace trit::cli {
+
+std::string HumanBytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return fmt::format("{} B", bytes);
+  double v = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    v /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.2f} {}", v, kUnits[unit]);
+}
+
+std::string HumanCount(uint64_t count) {
+  static constexpr const char* kSuffixes[] = {"", "K", "M", "B", "T"};
+  if (count < 1000) return fmt::format("{}", count);
+  double v = static_cast<double>(count);
+  size_t i = 0;
+  while (v >= 1000.0 && i + 1 < std::size(kSuffixes)) {
+    v /= 1000.0;
+    ++i;
+  }
+  return fmt::format("{:.2f}{}", v, kSuffixes[i]);
+}
+
+std::string Printable(std::string_view s, size_t max_chars) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (out.size() >= max_chars) {
+      out += "...";
+      break;
+    }
+    switch (c) {
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      case '\r': out += "\\r"; break;
+      default:
+        if (c < 0x20 || c == 0x7f) {
+          out += fmt::format("\\x{:02x}", c);
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out;
+}
+
+}  // namespace trit::cli

@@ -1,0 +1,18 @@
+// Human-readable numbers for command output.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace trit::cli {
+
+// 1185376 -> "1.13 MiB"; below 1 KiB: "512 B".
+std::string HumanBytes(uint64_t bytes);
+// 292480 -> "292.48K", 6738415616 -> "6.74B".
+std::string HumanCount(uint64_t count);
+// A string for one line of terminal output: control characters escaped
+// (\n, \t, \xNN) and cut to `max_chars` with "..." when longer.
+std::string Printable(std::string_view s, size_t max_chars);
+
+}  // namespace trit::cli

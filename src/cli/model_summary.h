@@ -1,0 +1,41 @@
+// What `trit show` reports about a GGUF file beyond its raw metadata: the
+// architecture's headline hyper-parameters (read from "<arch>.*" keys),
+// parameter count and bytes per tensor type.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "formats/gguf/reader.h"
+
+namespace trit::cli {
+
+struct TypeUsage {
+  std::string type;     // GGML type name
+  uint64_t tensors = 0;
+  uint64_t bytes = 0;
+  uint64_t elements = 0;
+};
+
+struct ModelSummary {
+  std::string architecture;  // general.architecture; empty when absent
+  std::string name;          // general.name; empty when absent
+  uint64_t parameters = 0;   // elements of all tensors
+  uint64_t tensor_bytes = 0;
+  std::vector<TypeUsage> types;  // by type id
+  std::optional<uint64_t> context_length;
+  std::optional<uint64_t> block_count;
+  std::optional<uint64_t> embedding_length;
+  std::optional<uint64_t> feed_forward_length;
+  std::optional<uint64_t> head_count;
+  std::optional<uint64_t> head_count_kv;
+  std::string tokenizer_model;  // tokenizer.ggml.model; empty when absent
+  uint64_t vocab_size = 0;      // length of tokenizer.ggml.tokens
+  bool has_chat_template = false;
+};
+
+ModelSummary Summarize(const gguf::File& file);
+
+}  // namespace trit::cli

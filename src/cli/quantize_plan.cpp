@@ -1,0 +1,133 @@
+#include "cli/quantize_plan.h"
+
+#include <array>
+#include <string_view>
+
+namespace trit::cli {
+namespace {
+
+using quant::GgmlType;
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Weight matrices that llama-quantize leaves in their original type.
+bool MustStayPrecise(std::string_view name) {
+  static constexpr std::array<std::string_view, 6> kKeep = {
+      "ffn_gate_inp.weight",  // mixture-of-experts router
+      "pos_embd",             // learned position embeddings
+      "token_types",          // BERT token-type embeddings
+      "ssm_conv1d",           // state-space convolution kernels
+      "time_mix_first",       // RWKV
+      "attn_rel_b",           // relative attention bias
+  };
+  for (std::string_view k : kKeep) {
+    if (name.find(k) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+// llama-quantize's substitute when the row length does not fit the block size.
+GgmlType FallbackFor(GgmlType requested) {
+  switch (requested) {
+    case GgmlType::kTQ1_0:
+    case GgmlType::kTQ2_0: return GgmlType::kQ4_0;
+    case GgmlType::kQ2_K:
+    case GgmlType::kQ3_K:
+    case GgmlType::kQ4_K: return GgmlType::kQ5_0;
+    case GgmlType::kQ5_K: return GgmlType::kQ5_1;
+    case GgmlType::kQ6_K: return GgmlType::kQ8_0;
+    default: return GgmlType::kF16;
+  }
+}
+
+bool RowFits(const gguf::TensorInfo& t, const quant::TypeInfo& type) {
+  return !t.shape.empty() && t.shape[0] % type.block_size == 0;
+}
+
+}  // namespace
+
+int EffectiveDims(const std::vector<int64_t>& shape) {
+  int n = 1;
+  for (size_t i = 1; i < shape.size(); ++i) {
+    if (shape[i] > 1) n = static_cast<int>(i) + 1;
+  }
+  return n;
+}
+
+Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::TensorInfo>& tensors,
+                                                   const quant::TypeInfo& requested, FallbackPolicy policy) {
+  std::vector<TensorPlan> plans;
+  plans.reserve(tensors.size());
+  for (const gguf::TensorInfo& t : tensors) {
+    TensorPlan p;
+    p.tensor = &t;
+    p.target = t.type;
+    if (!EndsWith(t.name, "weight") || EffectiveDims(t.shape) < 2) {
+      p.reason = "not a weight matrix";
+      plans.push_back(p);
+      continue;
+    }
+    if (MustStayPrecise(t.name)) {
+      p.reason = "kept precise, as llama-quantize does";
+      plans.push_back(p);
+      continue;
+    }
+    const quant::TypeInfo* target = &requested;
+    if (!RowFits(t, *target)) {
+      if (policy == FallbackPolicy::kRefuse) {
+        return Error(ErrorCode::kInvalidArgument,
+                     "tensor '{}': row length {} is not a multiple of {}'s block size {} "
+                     "(drop --strict to fall back to a compatible type as llama-quantize does)",
+                     t.name, t.shape[0], requested.name, requested.block_size);
+      }
+      const quant::TypeInfo* fallback = &quant::GetType(FallbackFor(requested.type));
+      if (!RowFits(t, *fallback)) fallback = &quant::GetType(GgmlType::kF16);
+      p.fallback = true;
+      p.reason = fmt::format("row length {} is not a multiple of {} (block size {})", t.shape[0], requested.name,
+                             requested.block_size);
+      target = fallback;
+    }
+    p.target = target;
+    if (target->type == t.type->type) {
+      p.action = TensorAction::kCopy;
+      if (p.reason.empty()) p.reason = "already this type";
+    } else {
+      if (t.type->dequantize == nullptr) {
+        return Error(ErrorCode::kUnsupported, "tensor '{}': cannot convert from type {} (trit has no dequantizer for it)",
+                     t.name, t.type->name);
+      }
+      if (target->quantize == nullptr) {
+        return Error(ErrorCode::kUnsupported, "tensor '{}': trit has no quantizer for type {}", t.name, target->name);
+      }
+      p.action = TensorAction::kConvert;
+    }
+    plans.push_back(p);
+  }
+  return plans;
+}
+
+int LlamaFileType(GgmlType type) {
+  switch (type) {
+    case GgmlType::kF32: return 0;
+    case GgmlType::kF16: return 1;
+    case GgmlType::kQ4_0: return 2;
+    case GgmlType::kQ4_1: return 3;
+    case GgmlType::kQ8_0: return 7;
+    case GgmlType::kQ5_0: return 8;
+    case GgmlType::kQ5_1: return 9;
+    case GgmlType::kQ2_K: return 10;
+    case GgmlType::kQ3_K: return 11;  // Q3_K_S: every matrix q3_K
+    case GgmlType::kQ4_K: return 14;  // Q4_K_S
+    case GgmlType::kQ5_K: return 16;  // Q5_K_S
+    case GgmlType::kQ6_K: return 18;
+    case GgmlType::kIQ4_NL: return 25;
+    case GgmlType::kBF16: return 32;
+    case GgmlType::kTQ1_0: return 36;
+    case GgmlType::kTQ2_0: return 37;
+    default: return -1;
+  }
+}
+
+}  // namespace trit::cli

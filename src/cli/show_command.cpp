@@ -1,0 +1,157 @@
+// `trit show FILE [--json] [--tensors]`: what a GGUF file holds.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "cli/command.h"
+#include "cli/format_util.h"
+#include "cli/metadata_json.h"
+#include "cli/model_summary.h"
+#include "formats/gguf/reader.h"
+
+namespace trit::cli {
+namespace {
+
+struct ShowOptions {
+  std::string path;
+  bool json = false;
+  bool tensors = false;
+  size_t max_array = 16;
+};
+
+nlohmann::ordered_json TensorJson(const gguf::TensorInfo& t) {
+  return {{"name", t.name},      {"type", t.type->name},     {"shape", t.shape},
+          {"offset", t.offset},  {"bytes", t.n_bytes},       {"elements", t.n_elements}};
+}
+
+nlohmann::ordered_json OptionalJson(const std::optional<uint64_t>& v) {
+  return v.has_value() ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json ShowJson(const gguf::File& file, const ModelSummary& s, size_t max_array) {
+  nlohmann::ordered_json out;
+  out["path"] = file.path();
+  out["format"] = "gguf";
+  out["version"] = file.version();
+  out["architecture"] = s.architecture.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.architecture);
+  out["name"] = s.name.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.name);
+  out["parameters"] = s.parameters;
+  out["file_bytes"] = file.file_size();
+  out["tensor_bytes"] = s.tensor_bytes;
+  out["tensor_count"] = file.tensors().size();
+  out["alignment"] = file.header().alignment;
+  out["data_offset"] = file.header().data_offset;
+  out["context_length"] = OptionalJson(s.context_length);
+  out["block_count"] = OptionalJson(s.block_count);
+  out["embedding_length"] = OptionalJson(s.embedding_length);
+  out["feed_forward_length"] = OptionalJson(s.feed_forward_length);
+  out["head_count"] = OptionalJson(s.head_count);
+  out["head_count_kv"] = OptionalJson(s.head_count_kv);
+  out["tokenizer"] = {{"model", s.tokenizer_model.empty() ? nlohmann::ordered_json(nullptr)
+                                                           : nlohmann::ordered_json(s.tokenizer_model)},
+                      {"tokens", s.vocab_size}};
+  out["chat_template"] = s.has_chat_template;
+  nlohmann::ordered_json types = nlohmann::ordered_json::object();
+  for (const TypeUsage& u : s.types) {
+    types[u.type] = {{"tensors", u.tensors}, {"bytes", u.bytes}, {"elements", u.elements}};
+  }
+  out["types"] = types;
+  nlohmann::ordered_json metadata = nlohmann::ordered_json::object();
+  for (const gguf::MetadataEntry& e : file.metadata()) metadata[e.key] = ValueToJson(e.value, max_array);
+  out["metadata"] = metadata;
+  nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+  for (const gguf::TensorInfo& t : file.tensors()) tensors.push_back(TensorJson(t));
+  out["tensors"] = tensors;
+  return out;
+}
+
+std::string OptionalText(const std::optional<uint64_t>& v) {
+  return v.has_value() ? fmt::format("{}", *v) : "-";
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) {
+  std::string out;
+  for (size_t i = 0; i < shape.size(); ++i) out += fmt::format("{}{}", i ? " x " : "", shape[i]);
+  return out;
+}
+
+void PrintHuman(const gguf::File& file, const ModelSummary& s, bool list_tensors) {
+  fmt::print("{}\n", file.path());
+  fmt::print("  format         GGUF v{}, {} ({} bytes), alignment {}\n", file.version(),
+             HumanBytes(file.file_size()), file.file_size(), file.header().alignment);
+  fmt::print("  architecture   {}{}\n", s.architecture.empty() ? "(none)" : s.architecture,
+             s.name.empty() ? "" : fmt::format("  (name \"{}\")", Printable(s.name, 80)));
+  fmt::print("  parameters     {} ({})\n", HumanCount(s.parameters), s.parameters);
+  std::string types;
+  for (const TypeUsage& u : s.types) {
+    types += fmt::format("{}{} {} tensors {}", types.empty() ? "" : ", ", u.type, u.tensors, HumanBytes(u.bytes));
+  }
+  fmt::print("  tensors        {}: {}\n", file.tensors().size(), types.empty() ? "none" : types);
+  if (!s.architecture.empty()) {
+    fmt::print("  context        {}\n", OptionalText(s.context_length));
+    fmt::print("  layers         {}\n", OptionalText(s.block_count));
+    fmt::print("  heads          {} (kv {}), embedding {}, feed-forward {}\n", OptionalText(s.head_count),
+               OptionalText(s.head_count_kv), OptionalText(s.embedding_length),
+               OptionalText(s.feed_forward_length));
+  }
+  fmt::print("  tokenizer      {}\n",
+             s.tokenizer_model.empty() ? "(none)" : fmt::format("{}, {} tokens", s.tokenizer_model, s.vocab_size));
+  fmt::print("  chat template  {}\n", s.has_chat_template ? "yes" : "no");
+  fmt::print("metadata ({} keys)\n", file.metadata().size());
+  size_t key_width = 0;
+  for (const gguf::MetadataEntry& e : file.metadata()) key_width = std::max(key_width, e.key.size());
+  for (const gguf::MetadataEntry& e : file.metadata()) {
+    fmt::print("  {:<{}}  {:<7} {}\n", e.key, key_width, gguf::ValueTypeName(e.value.type()),
+               ValueToText(e.value, 100));
+  }
+  if (list_tensors) {
+    fmt::print("tensors ({})\n", file.tensors().size());
+    size_t name_width = 0;
+    for (const gguf::TensorInfo& t : file.tensors()) name_width = std::max(name_width, t.name.size());
+    for (const gguf::TensorInfo& t : file.tensors()) {
+      fmt::print("  {:<{}}  {:<6} {:<20} offset {:>12}  {}\n", t.name, name_width, t.type->name,
+                 ShapeText(t.shape), t.offset, HumanBytes(t.n_bytes));
+    }
+  } else if (!file.tensors().empty()) {
+    fmt::print("({} tensors; list them with --tensors)\n", file.tensors().size());
+  }
+}
+
+int RunShow(const ShowOptions& opt) {
+  Expected<gguf::File> file = gguf::File::Open(opt.path);
+  if (!file.ok()) {
+    PrintError(file.status().message());
+    return kExitFailure;
+  }
+  const ModelSummary summary = Summarize(*file);
+  if (opt.json) {
+    // Token strings need not be valid UTF-8; replace bad bytes rather than fail.
+    fmt::print("{}\n", ShowJson(*file, summary, opt.max_array)
+                           .dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace));
+  } else {
+    PrintHuman(*file, summary, opt.tensors);
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+Command AddShowCommand(CLI::App& parent) {
+  auto opt = std::make_shared<ShowOptions>();
+  CLI::App* app = parent.add_subcommand("show", "Describe a GGUF model file: architecture, sizes, metadata, tensors");
+  app->add_option("file", opt->path, "GGUF file to read")->required();
+  app->add_flag("--json", opt->json,
+                "Print one JSON object (format, version, architecture, parameters, file_bytes, tensor_count, "
+                "metadata, tensors, ...) instead of text");
+  app->add_flag("--tensors", opt->tensors, "List every tensor (name, type, shape, offset, size) in text output");
+  app->add_option("--max-array", opt->max_array,
+                  "In --json metadata, arrays longer than this are summarised by element type and length")
+      ->default_val(16)
+      ->check(CLI::NonNegativeNumber);
+  app->footer("Examples:\n  trit show models/stories260K.gguf\n  trit show model.gguf --json | jq .architecture");
+  return {app, [opt] { return RunShow(*opt); }};
+}
+
+}  // namespace trit::cli

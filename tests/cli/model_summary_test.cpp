@@ -1,0 +1,35 @@
+#include "cli/model_summary.h"
+
+#include <gtest/gtest.h>
+
+#include "test_paths.h"
+
+namespace trit::cli {
+namespace {
+
+TEST(ModelSummaryTest, BundledModel) {
+  Expected<gguf::File> f = gguf::File::Open(testing::BundledModelPath());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  const ModelSummary s = Summarize(*f);
+  EXPECT_EQ(s.architecture, "llama");
+  EXPECT_EQ(s.context_length, 2048u);
+  EXPECT_EQ(s.block_count, 5u);
+  EXPECT_EQ(s.embedding_length, 64u);
+  EXPECT_EQ(s.feed_forward_length, 172u);
+  EXPECT_EQ(s.head_count, 8u);
+  EXPECT_EQ(s.head_count_kv, 4u);
+  EXPECT_EQ(s.tokenizer_model, "llama");
+  EXPECT_EQ(s.vocab_size, 512u);
+  EXPECT_FALSE(s.has_chat_template);
+  ASSERT_EQ(s.types.size(), 1u);
+  EXPECT_EQ(s.types[0].type, "f32");
+  EXPECT_EQ(s.types[0].tensors, 48u);
+  EXPECT_EQ(s.types[0].bytes, s.parameters * 4);
+  // token_embd + output (64 x 512 each), 5 layers of attention and
+  // feed-forward matrices, 11 norm vectors of 64.
+  const uint64_t per_layer = 64 * 64 * 2 + 64 * 32 * 2 + 64 * 172 * 3 + 64 * 2;
+  EXPECT_EQ(s.parameters, 2u * 64 * 512 + 5 * per_layer + 64);
+}
+
+}  // namespace
+}  // namespace trit::cli

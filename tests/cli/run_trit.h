@@ -1,0 +1,24 @@
+// Runs the trit binary under test and captures what a user would see.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trit::testing {
+
+struct RunResult {
+  int exit_code = -1;    // valid when !signaled
+  bool signaled = false;  // killed by a signal (a crash)
+  int signal = 0;
+  std::string out;
+  std::string err;
+};
+
+// Runs TRIT_BINARY with `args` (no shell), with a timeout in seconds after
+// which the process is killed and reported as signaled (a hang).
+RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds = 60);
+
+// A fresh empty directory under the system temp dir, removed by the caller.
+std::string MakeTempDir(const std::string& prefix);
+
+}  // namespace trit::testing
