@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Sets up everything and runs trit's main job on the bundled model.
+# Usage: scripts/run.sh [trit arguments...]   (default: show models/stories260K.gguf)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+install_packages "${TRIT_BUILD_PACKAGES[@]}"
+configure_and_build "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_BUILD_TESTS=OFF -DTRIT_BUILD_BENCH=OFF
+
+if [ $# -eq 0 ]; then
+  set -- show "$TRIT_ROOT/models/stories260K.gguf"
+fi
+log "build/trit $*"
+exec "$TRIT_ROOT/build/trit" "$@"

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Sets up everything and runs every test: an optimized build with all tests
+# (unit, command-line, cross-check against the Python gguf package), the unit
+# and command-line tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and a short libFuzzer smoke run of the file parsers.
+# Usage: scripts/test.sh [--quick]   (--quick: the optimized build and its tests only)
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+
+quick=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) die "unknown argument '$arg' (expected --quick or --help)" ;;
+  esac
+done
+
+install_packages "${TRIT_BUILD_PACKAGES[@]}" "${TRIT_TEST_PACKAGES[@]}"
+
+# Python test tools come from PyPI into a virtual environment, pinned.
+venv="$TRIT_ROOT/.venv"
+req="$TRIT_ROOT/tests/python/requirements.txt"
+if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.installed"; then
+  log "creating Python test environment in .venv"
+  python3 -m venv "$venv" || die "python3 -m venv failed"
+  "$venv/bin/pip" install -q --disable-pip-version-check -r "$req" || die "pip install failed"
+  cp "$req" "$venv/requirements.installed"
+fi
+
+configure_and_build "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
+  -DTRIT_PYTHON="$venv/bin/python"
+log "running all tests (optimized build)"
+ctest --test-dir "$TRIT_ROOT/build" --output-on-failure -j "$(nproc)"
+
+[ "$quick" -eq 1 ] && exit 0
+
+configure_and_build "$TRIT_ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIT_SANITIZE=ON \
+  -DTRIT_WERROR=ON -DTRIT_BUILD_BENCH=OFF
+log "running unit and command-line tests under address + undefined sanitizers"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir "$TRIT_ROOT/build-asan" --output-on-failure -j "$(nproc)" -L 'unit|cli'
+
+log "fuzz smoke run"
+"$TRIT_ROOT/scripts/fuzz-smoke.sh" 10
