@@ -37,11 +37,18 @@ install_packages() {
     || die "apt-get install failed for: ${missing[*]}"
 }
 
-# configure_and_build BUILD_DIR [cmake args...]
-configure_and_build() {
+# configure BUILD_DIR [cmake args...]
+configure() {
   local dir="$1"; shift
   log "configuring $dir"
   cmake -S "$TRIT_ROOT" -B "$dir" -G Ninja "$@" >/dev/null || die "cmake configure failed ($dir)"
-  log "building $dir"
-  cmake --build "$dir" -j "$(nproc)" || die "build failed ($dir)"
+}
+
+# build BUILD_DIR [targets...]   (all targets when none are named)
+build() {
+  local dir="$1"; shift
+  local targets=()
+  for t in "$@"; do targets+=(--target "$t"); done
+  log "building $dir${*:+ ($*)}"
+  cmake --build "$dir" -j "$(nproc)" "${targets[@]}" || die "build failed ($dir)"
 }

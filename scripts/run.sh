@@ -5,7 +5,12 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
 install_packages "${TRIT_BUILD_PACKAGES[@]}"
-configure_and_build "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_BUILD_TESTS=OFF -DTRIT_BUILD_BENCH=OFF
+# Reuse a build directory that scripts/test.sh configured (tests included);
+# otherwise configure one without tests, which need more packages.
+if [ ! -f "$TRIT_ROOT/build/CMakeCache.txt" ]; then
+  configure "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_BUILD_TESTS=OFF -DTRIT_BUILD_BENCH=OFF
+fi
+build "$TRIT_ROOT/build" trit
 
 if [ $# -eq 0 ]; then
   set -- show "$TRIT_ROOT/models/stories260K.gguf"

@@ -28,18 +28,20 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.installed"
   cp "$req" "$venv/requirements.installed"
 fi
 
-configure_and_build "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
-  -DTRIT_PYTHON="$venv/bin/python"
+configure "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
+  -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=ON -DTRIT_PYTHON="$venv/bin/python"
+build "$TRIT_ROOT/build"
 log "running all tests (optimized build)"
 ctest --test-dir "$TRIT_ROOT/build" --output-on-failure -j "$(nproc)"
 
 [ "$quick" -eq 1 ] && exit 0
 
-configure_and_build "$TRIT_ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIT_SANITIZE=ON \
-  -DTRIT_WERROR=ON -DTRIT_BUILD_BENCH=OFF
+configure "$TRIT_ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIT_SANITIZE=ON \
+  -DTRIT_WERROR=ON -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=OFF
+build "$TRIT_ROOT/build-asan"
 log "running unit and command-line tests under address + undefined sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$TRIT_ROOT/build-asan" --output-on-failure -j "$(nproc)" -L 'unit|cli'
 
 log "fuzz smoke run"
-"$TRIT_ROOT/scripts/fuzz-smoke.sh" 10
+"$TRIT_ROOT/fuzz/smoke.sh" 10

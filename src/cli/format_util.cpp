@@ -50,4 +50,17 @@ std::string Printable(std::string_view s, size_t max_chars) {
   return out;
 }
 
+std::string Quoted(std::string_view s, size_t max_chars) {
+  std::string escaped;
+  for (char c : s) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  // Built by appending: GCC 12 warns falsely (-Wrestrict) on "\"" + string + "\"".
+  std::string out(1, '"');
+  out += Printable(escaped, max_chars);
+  out += '"';
+  return out;
+}
+
 }  // namespace trit::cli

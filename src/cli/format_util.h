@@ -14,5 +14,7 @@ std::string HumanCount(uint64_t count);
 // A string for one line of terminal output: control characters escaped
 // (\n, \t, \xNN) and cut to `max_chars` with "..." when longer.
 std::string Printable(std::string_view s, size_t max_chars);
+// Printable(s) in double quotes, with '"' and '\\' escaped so the quotes stay unambiguous.
+std::string Quoted(std::string_view s, size_t max_chars);
 
 }  // namespace trit::cli

@@ -36,7 +36,7 @@ std::string ScalarText(const gguf::Value::Storage& v) {
       [](const auto& x) -> std::string {
         using T = std::decay_t<decltype(x)>;
         if constexpr (std::is_same_v<T, std::string>) {
-          return fmt::format("\"{}\"", Printable(x, 200));
+          return Quoted(x, 200);
         } else if constexpr (std::is_same_v<T, gguf::Array>) {
           return "";
         } else if constexpr (std::is_same_v<T, bool>) {
@@ -59,7 +59,7 @@ std::string ArrayText(const gguf::Array& a, size_t max_chars) {
     }
     out += i == 0 ? " " : ", ";
     if (a.element_type == gguf::ValueType::kString) {
-      out += fmt::format("\"{}\"", Printable(a.strings[i], 40));
+      out += Quoted(a.strings[i], 40);
     } else if (a.element_type == gguf::ValueType::kArray) {
       out += ArrayText(a.arrays[i], max_chars / 2);
     } else {

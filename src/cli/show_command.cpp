@@ -82,7 +82,7 @@ void PrintHuman(const gguf::File& file, const ModelSummary& s, bool list_tensors
   fmt::print("  format         GGUF v{}, {} ({} bytes), alignment {}\n", file.version(),
              HumanBytes(file.file_size()), file.file_size(), file.header().alignment);
   fmt::print("  architecture   {}{}\n", s.architecture.empty() ? "(none)" : s.architecture,
-             s.name.empty() ? "" : fmt::format("  (name \"{}\")", Printable(s.name, 80)));
+             s.name.empty() ? "" : fmt::format("  (name {})", Quoted(s.name, 80)));
   fmt::print("  parameters     {} ({})\n", HumanCount(s.parameters), s.parameters);
   std::string types;
   for (const TypeUsage& u : s.types) {

@@ -26,5 +26,11 @@ TEST(FormatUtilTest, PrintableEscapesAndCuts) {
   EXPECT_EQ(Printable("\xe2\x96\x81the", 100), "\xe2\x96\x81the");  // UTF-8 kept as is
 }
 
+TEST(FormatUtilTest, QuotedEscapesQuotesAndBackslashes) {
+  EXPECT_EQ(Quoted("llama", 100), "\"llama\"");
+  EXPECT_EQ(Quoted("\"", 100), "\"\\\"\"");
+  EXPECT_EQ(Quoted("a\\b\n", 100), "\"a\\\\b\\n\"");
+}
+
 }  // namespace
 }  // namespace trit::cli

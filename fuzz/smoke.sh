@@ -7,7 +7,7 @@
 # bytes (default 65536): the big seeds then serve as truncated files, the
 # small ones as complete files, and the fuzzer runs thousands of inputs a second.
 #
-#   scripts/fuzz-smoke.sh [SECONDS]
+#   fuzz/smoke.sh [SECONDS]
 #
 # Exits non-zero, naming the crashing input (kept under build-fuzz/fuzz-artifacts/),
 # when the fuzzer finds a crash, a leak, a timeout or an out-of-memory.
