@@ -1,0 +1,53 @@
+// A small persistent thread pool with one operation: ParallelFor over a
+// range of independent items, split into contiguous parts, one per thread.
+//
+// The pool runs exactly `n_threads` threads on a ParallelFor: the caller's
+// thread and n_threads - 1 workers started once. Callers split work over
+// output rows or columns only, so which thread computes an item never changes
+// its value (DESIGN.md contract 2).
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace trit {
+
+class ThreadPool {
+ public:
+  // Computes items [begin, end).
+  using RangeFn = std::function<void(int64_t begin, int64_t end)>;
+
+  // n_threads >= 1.
+  explicit ThreadPool(int n_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int n_threads() const { return n_threads_; }
+
+  // Calls fn on contiguous parts covering [0, n_items): part t is
+  // [n_items * t / n_threads, n_items * (t + 1) / n_threads), run by thread t
+  // (t = 0 is the caller). Returns when every part is done. Not reentrant:
+  // one ParallelFor at a time per pool.
+  void ParallelFor(int64_t n_items, const RangeFn& fn);
+
+ private:
+  void WorkerLoop(int index);
+
+  int n_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable start_;
+  std::condition_variable done_;
+  const RangeFn* job_ = nullptr;
+  int64_t job_items_ = 0;
+  uint64_t generation_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+};
+
+}  // namespace trit
