@@ -1,0 +1,21 @@
+// Elementwise activations and arithmetic. Every output element depends only
+// on the inputs at the same index; `out` may alias an input.
+#pragma once
+
+#include <cstdint>
+
+namespace trit::kernels {
+
+// x * sigmoid(x) = x / (1 + e^-x).
+float Silu(float x);
+// GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+float Gelu(float x);
+
+// out = silu(gate) * up  (the SwiGLU feed-forward's inner product)
+void SwiGlu(const float* gate, const float* up, int64_t n, float* out);
+// out = gelu(gate) * up  (GeGLU)
+void GeGlu(const float* gate, const float* up, int64_t n, float* out);
+void Add(const float* a, const float* b, int64_t n, float* out);
+void Mul(const float* a, const float* b, int64_t n, float* out);
+
+}  // namespace trit::kernels

@@ -1,0 +1,30 @@
+// The architecture registry: one entry per supported `general.architecture`,
+// each defined in its own file (llama.cpp, qwen2.cpp, ...). Adding an
+// architecture is one file and one line in registry.cpp.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "formats/gguf/reader.h"
+#include "model/model.h"
+
+namespace trit::model {
+
+struct Architecture {
+  std::string_view name;  // as in general.architecture
+  // Reads hyper-parameters, binds weights and takes ownership of the mapping.
+  Expected<std::unique_ptr<Model>> (*load)(gguf::File file);
+};
+
+const Architecture& LlamaArchitecture();
+const Architecture& Qwen2Architecture();
+const Architecture& Qwen3Architecture();
+
+// Every registered architecture, in registry order.
+std::span<const Architecture* const> Architectures();
+// nullptr when `name` is not registered.
+const Architecture* FindArchitecture(std::string_view name);
+
+}  // namespace trit::model

@@ -1,0 +1,165 @@
+#include "model/decoder.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "base/check.h"
+#include "kernels/activation.h"
+#include "kernels/norm.h"
+#include "kernels/rope.h"
+
+namespace trit::model {
+
+Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParams& h, const DecoderOptions& options) {
+  TensorBinder b(file, h.architecture);
+  DecoderWeights w;
+  w.token_embd = b.Matrix("token_embd.weight", h.n_embd, h.n_vocab);
+  w.output_norm = b.Vector("output_norm.weight", h.n_embd);
+  // Tied embeddings: without output.weight the logits reuse token_embd.
+  w.output = b.Has("output.weight") ? b.Matrix("output.weight", h.n_embd, h.n_vocab) : w.token_embd;
+  w.layers.resize(static_cast<size_t>(h.n_layer));
+  for (int64_t il = 0; il < h.n_layer; ++il) {
+    LayerWeights& l = w.layers[static_cast<size_t>(il)];
+    const std::string p = fmt::format("blk.{}.", il);
+    l.attn_norm = b.Vector(p + "attn_norm.weight", h.n_embd);
+    l.wq = b.Matrix(p + "attn_q.weight", h.n_embd, h.q_dim());
+    l.wk = b.Matrix(p + "attn_k.weight", h.n_embd, h.kv_dim());
+    l.wv = b.Matrix(p + "attn_v.weight", h.n_embd, h.kv_dim());
+    if (options.qkv_bias) {
+      l.bq = b.Vector(p + "attn_q.bias", h.q_dim());
+      l.bk = b.Vector(p + "attn_k.bias", h.kv_dim());
+      l.bv = b.Vector(p + "attn_v.bias", h.kv_dim());
+    }
+    if (options.qk_norm) {
+      l.q_norm = b.Vector(p + "attn_q_norm.weight", h.head_dim);
+      l.k_norm = b.Vector(p + "attn_k_norm.weight", h.head_dim);
+    }
+    l.wo = b.Matrix(p + "attn_output.weight", h.q_dim(), h.n_embd);
+    l.ffn_norm = b.Vector(p + "ffn_norm.weight", h.n_embd);
+    l.gate = b.Matrix(p + "ffn_gate.weight", h.n_embd, h.n_ff);
+    l.up = b.Matrix(p + "ffn_up.weight", h.n_embd, h.n_ff);
+    l.down = b.Matrix(p + "ffn_down.weight", h.n_ff, h.n_embd);
+  }
+  if (!b.status().ok()) return b.status();
+  return w;
+}
+
+Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string& architecture,
+                                             kernels::RopeMode rope_mode, const DecoderOptions& options) {
+  Expected<HParams> h = ReadHParams(file, architecture, rope_mode);
+  if (!h.ok()) return h.status();
+  Expected<DecoderWeights> w = BindDecoderWeights(file, *h, options);
+  if (!w.ok()) return w.status();
+  return std::unique_ptr<Model>(std::make_unique<DecoderModel>(std::move(file), std::move(*h), std::move(*w)));
+}
+
+namespace {
+
+// y (n_rows, n) += bias (n) row by row.
+void AddBias(const float* bias, int64_t n_rows, int64_t n, float* y) {
+  if (bias == nullptr) return;
+  for (int64_t r = 0; r < n_rows; ++r) kernels::Add(y + r * n, bias, n, y + r * n);
+}
+
+}  // namespace
+
+void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<const kernels::KvView> views,
+                             ThreadPool& pool, std::vector<float>& x) const {
+  const HParams& h = hparams_;
+  const LayerWeights& l = weights_.layers[static_cast<size_t>(il)];
+  const int64_t n = static_cast<int64_t>(batch.tokens.size());
+  std::vector<float> hn(static_cast<size_t>(n * h.n_embd));   // (n, n_embd)
+  std::vector<float> q(static_cast<size_t>(n * h.q_dim()));   // (n, n_head * head_dim)
+  std::vector<float> k(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
+  std::vector<float> v(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
+  for (int64_t r = 0; r < n; ++r) {
+    kernels::RmsNorm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
+  }
+  kernels::MatMul(l.wq, hn.data(), n, q.data(), pool);
+  kernels::MatMul(l.wk, hn.data(), n, k.data(), pool);
+  kernels::MatMul(l.wv, hn.data(), n, v.data(), pool);
+  AddBias(l.bq, n, h.q_dim(), q.data());
+  AddBias(l.bk, n, h.kv_dim(), k.data());
+  AddBias(l.bv, n, h.kv_dim(), v.data());
+
+  std::vector<float> cos(static_cast<size_t>(h.rope.n_rot / 2));  // (n_rot / 2)
+  std::vector<float> sin(static_cast<size_t>(h.rope.n_rot / 2));
+  for (int64_t r = 0; r < n; ++r) {
+    float* qr = &q[r * h.q_dim()];
+    float* kr = &k[r * h.kv_dim()];
+    if (l.q_norm != nullptr) {
+      for (int64_t hd = 0; hd < h.n_head; ++hd) {
+        kernels::RmsNorm(qr + hd * h.head_dim, l.q_norm, h.head_dim, h.rms_eps, qr + hd * h.head_dim);
+      }
+      for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
+        kernels::RmsNorm(kr + hd * h.head_dim, l.k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
+      }
+    }
+    kernels::RopeAngles(h.rope, batch.positions[r], cos.data(), sin.data());
+    for (int64_t hd = 0; hd < h.n_head; ++hd) kernels::RopeApply(h.rope, cos.data(), sin.data(), qr + hd * h.head_dim);
+    for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
+      kernels::RopeApply(h.rope, cos.data(), sin.data(), kr + hd * h.head_dim);
+    }
+    kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
+  }
+
+  // Every (row, head) is independent: split over them, never over keys.
+  std::vector<float> attn(static_cast<size_t>(n * h.q_dim()));  // (n, n_head * head_dim)
+  const float scale = 1.0f / std::sqrt(static_cast<float>(h.head_dim));
+  const int64_t group = h.n_head / h.n_head_kv;
+  pool.ParallelFor(n * h.n_head, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t r = i / h.n_head;
+      const int64_t hd = i % h.n_head;
+      kernels::AttendHead(views[r], hd / group, h.head_dim, &q[r * h.q_dim() + hd * h.head_dim],
+                          batch.positions[r] + 1, scale, &attn[r * h.q_dim() + hd * h.head_dim]);
+    }
+  });
+  std::vector<float> out(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
+  kernels::MatMul(l.wo, attn.data(), n, out.data(), pool);
+  kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
+}
+
+void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vector<float>& x) const {
+  const HParams& h = hparams_;
+  const LayerWeights& l = weights_.layers[static_cast<size_t>(il)];
+  std::vector<float> hn(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
+  std::vector<float> gate(static_cast<size_t>(n * h.n_ff));  // (n, n_ff)
+  std::vector<float> up(static_cast<size_t>(n * h.n_ff));    // (n, n_ff)
+  for (int64_t r = 0; r < n; ++r) {
+    kernels::RmsNorm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
+  }
+  kernels::MatMul(l.gate, hn.data(), n, gate.data(), pool);
+  kernels::MatMul(l.up, hn.data(), n, up.data(), pool);
+  kernels::SwiGlu(gate.data(), up.data(), n * h.n_ff, gate.data());
+  kernels::MatMul(l.down, gate.data(), n, hn.data(), pool);
+  kernels::Add(x.data(), hn.data(), n * h.n_embd, x.data());
+}
+
+void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool& pool, float* logits) const {
+  const HParams& h = hparams_;
+  const int64_t n = static_cast<int64_t>(batch.tokens.size());
+  TRIT_CHECK(batch.positions.size() == batch.tokens.size() && batch.seqs.size() == batch.tokens.size());
+  std::vector<float> x(static_cast<size_t>(n * h.n_embd));  // (n, n_embd) the residual stream
+  for (int64_t r = 0; r < n; ++r) {
+    TRIT_CHECK(batch.tokens[r] >= 0 && batch.tokens[r] < h.n_vocab && batch.positions[r] >= 0);
+    kernels::DequantizeRow(weights_.token_embd, batch.tokens[r], &x[r * h.n_embd]);
+  }
+  std::vector<kernels::KvView> views(static_cast<size_t>(n));  // (n) this layer's cache of each row's sequence
+  for (int64_t il = 0; il < h.n_layer; ++il) {
+    for (int64_t r = 0; r < n; ++r) views[r] = kv.View(batch.seqs[r], il);
+    Attention(batch, il, views, pool, x);
+    FeedForward(il, n, pool, x);
+  }
+  const int64_t n_out = static_cast<int64_t>(batch.logit_rows.size());
+  std::vector<float> hn(static_cast<size_t>(n_out * h.n_embd));  // (n_out, n_embd)
+  for (int64_t i = 0; i < n_out; ++i) {
+    const int32_t r = batch.logit_rows[i];
+    TRIT_CHECK(r >= 0 && r < n);
+    kernels::RmsNorm(&x[r * h.n_embd], weights_.output_norm, h.n_embd, h.rms_eps, &hn[i * h.n_embd]);
+  }
+  kernels::MatMul(weights_.output, hn.data(), n_out, logits, pool);
+}
+
+}  // namespace trit::model

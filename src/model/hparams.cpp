@@ -1,0 +1,111 @@
+#include "model/hparams.h"
+
+namespace trit::model {
+namespace {
+
+// Sane bounds on sizes read from a file (no fixed capacities, but no
+// allocation driven by a hostile number either).
+constexpr int64_t kMaxDim = int64_t{1} << 20;
+constexpr int64_t kMaxLayers = 4096;
+
+Status CheckRange(const std::string& key, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}' is {}, expected {}..{}", key, value, lo, hi);
+  }
+  return Status::Ok();
+}
+
+// Reads an integer key into `out`; when absent, an error if `required`, else `*out` (the default) is kept.
+Status ReadInt(const gguf::File& file, const std::string& key, int64_t lo, int64_t hi, int64_t* out,
+               bool required) {
+  if (file.Find(key) == nullptr) {
+    if (required) return Error(ErrorCode::kNotFound, "metadata '{}' is missing", key);
+    return CheckRange(key, *out, lo, hi);
+  }
+  Expected<int64_t> v = file.GetInt(key);
+  if (!v.ok()) return v.status();
+  *out = *v;
+  return CheckRange(key, *out, lo, hi);
+}
+
+Status ReadFloat(const gguf::File& file, const std::string& key, float* out) {
+  if (file.Find(key) == nullptr) return Status::Ok();
+  Expected<float> v = file.GetFloat(key);
+  if (!v.ok()) return v.status();
+  *out = *v;
+  return Status::Ok();
+}
+
+std::optional<int32_t> ReadTokenId(const gguf::File& file, const std::string& key, int64_t n_vocab) {
+  Expected<int64_t> v = file.GetInt(key);
+  if (!v.ok() || *v < 0 || *v >= n_vocab) return std::nullopt;
+  return static_cast<int32_t>(*v);
+}
+
+}  // namespace
+
+Expected<HParams> ReadHParams(const gguf::File& file, const std::string& arch, kernels::RopeMode rope_mode) {
+  HParams h;
+  h.architecture = arch;
+  const std::string p = arch + ".";
+  const gguf::TensorInfo* embd = file.FindTensor("token_embd.weight");
+  if (embd == nullptr) return Error(ErrorCode::kNotFound, "tensor 'token_embd.weight' not found (architecture '{}')", arch);
+  if (embd->shape.size() != 2) {
+    return Error(ErrorCode::kCorrupt, "tensor 'token_embd.weight' has {} dimensions, expected 2", embd->shape.size());
+  }
+  h.n_vocab = embd->shape[1];
+  if (Status s = CheckRange("vocabulary (token_embd.weight rows)", h.n_vocab, 1, int64_t{1} << 24); !s.ok()) return s;
+  if (Status s = ReadInt(file, p + "embedding_length", 1, kMaxDim, &h.n_embd, true); !s.ok()) return s;
+  if (Status s = ReadInt(file, p + "block_count", 1, kMaxLayers, &h.n_layer, true); !s.ok()) return s;
+  if (Status s = ReadInt(file, p + "attention.head_count", 1, kMaxDim, &h.n_head, true); !s.ok()) return s;
+  h.n_head_kv = h.n_head;
+  if (Status s = ReadInt(file, p + "attention.head_count_kv", 1, h.n_head, &h.n_head_kv, false); !s.ok()) return s;
+  if (h.n_head % h.n_head_kv != 0) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}attention.head_count' ({}) is not a multiple of head_count_kv ({})",
+                 p, h.n_head, h.n_head_kv);
+  }
+  h.head_dim = h.n_embd / h.n_head;
+  if (Status s = ReadInt(file, p + "attention.key_length", 1, kMaxDim, &h.head_dim, false); !s.ok()) return s;
+  int64_t value_length = h.head_dim;
+  if (Status s = ReadInt(file, p + "attention.value_length", 1, kMaxDim, &value_length, false); !s.ok()) return s;
+  if (value_length != h.head_dim) {
+    return Error(ErrorCode::kUnsupported, "metadata '{}attention.value_length' is {}, expected key_length {}", p,
+                 value_length, h.head_dim);
+  }
+  if (Status s = ReadInt(file, p + "feed_forward_length", 1, kMaxDim * 8, &h.n_ff, true); !s.ok()) return s;
+  if (Status s = ReadInt(file, p + "context_length", 1, int64_t{1} << 24, &h.n_ctx_train, true); !s.ok()) return s;
+  if (Status s = ReadFloat(file, p + "attention.layer_norm_rms_epsilon", &h.rms_eps); !s.ok()) return s;
+  if (!(h.rms_eps > 0.0f && h.rms_eps < 1.0f)) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}attention.layer_norm_rms_epsilon' is {}, expected (0, 1)", p, h.rms_eps);
+  }
+  h.rope.mode = rope_mode;
+  h.rope.n_rot = h.head_dim;
+  if (Status s = ReadInt(file, p + "rope.dimension_count", 2, h.head_dim, &h.rope.n_rot, false); !s.ok()) return s;
+  if (h.rope.n_rot % 2 != 0) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}rope.dimension_count' is {}, expected an even number", p, h.rope.n_rot);
+  }
+  if (Status s = ReadFloat(file, p + "rope.freq_base", &h.rope.freq_base); !s.ok()) return s;
+  if (!(h.rope.freq_base > 1.0f)) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}rope.freq_base' is {}, expected > 1", p, h.rope.freq_base);
+  }
+  if (file.Find(p + "rope.scaling.type") != nullptr) {
+    Expected<std::string> type = file.GetString(p + "rope.scaling.type");
+    if (!type.ok()) return type.status();
+    if (*type != "none" && *type != "linear") {
+      return Error(ErrorCode::kUnsupported, "metadata '{}rope.scaling.type' is '{}', expected none or linear", p, *type);
+    }
+  }
+  float factor = 0.0f;
+  if (Status s = ReadFloat(file, p + "rope.scaling.factor", &factor); !s.ok()) return s;
+  if (factor != 0.0f) {
+    if (!(factor > 0.0f)) {
+      return Error(ErrorCode::kCorrupt, "metadata '{}rope.scaling.factor' is {}, expected > 0", p, factor);
+    }
+    h.rope.freq_scale = 1.0f / factor;
+  }
+  h.bos_id = ReadTokenId(file, "tokenizer.ggml.bos_token_id", h.n_vocab);
+  h.eos_id = ReadTokenId(file, "tokenizer.ggml.eos_token_id", h.n_vocab);
+  return h;
+}
+
+}  // namespace trit::model

@@ -1,0 +1,49 @@
+#include "model/tensor_binder.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace trit::model {
+
+const gguf::TensorInfo* TensorBinder::Find(const std::string& name, const std::vector<int64_t>& shape) {
+  if (!status_.ok()) return nullptr;
+  const gguf::TensorInfo* t = file_.FindTensor(name);
+  if (t == nullptr) {
+    status_ = Error(ErrorCode::kNotFound, "tensor '{}' not found (architecture '{}')", name, arch_);
+    return nullptr;
+  }
+  if (t->shape != shape) {
+    status_ = Error(ErrorCode::kCorrupt, "tensor '{}': shape [{}], expected [{}]", name, fmt::join(t->shape, ", "),
+                    fmt::join(shape, ", "));
+    return nullptr;
+  }
+  return t;
+}
+
+kernels::Matrix TensorBinder::Matrix(const std::string& name, int64_t n_cols, int64_t n_rows) {
+  const gguf::TensorInfo* t = Find(name, {n_cols, n_rows});
+  if (t == nullptr) return {};
+  if (t->type->dequantize == nullptr) {
+    status_ = Error(ErrorCode::kUnsupported, "tensor '{}': type {} cannot be computed by trit yet", name, t->type->name);
+    return {};
+  }
+  const std::span<const uint8_t> bytes = file_.TensorData(*t);
+  return kernels::Matrix{t->type, bytes.data(), n_cols, n_rows, t->n_bytes / static_cast<uint64_t>(n_rows)};
+}
+
+const float* TensorBinder::Vector(const std::string& name, int64_t n) {
+  const gguf::TensorInfo* t = Find(name, {n});
+  if (t == nullptr) return nullptr;
+  if (t->type->type != quant::GgmlType::kF32) {
+    status_ = Error(ErrorCode::kUnsupported, "tensor '{}': type {}, expected f32", name, t->type->name);
+    return nullptr;
+  }
+  const std::span<const uint8_t> bytes = file_.TensorData(*t);
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % alignof(float) != 0) {
+    status_ = Error(ErrorCode::kUnsupported, "tensor '{}': data is not 4-byte aligned", name);
+    return nullptr;
+  }
+  return reinterpret_cast<const float*>(bytes.data());
+}
+
+}  // namespace trit::model

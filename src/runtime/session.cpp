@@ -1,0 +1,115 @@
+#include "runtime/session.h"
+
+namespace trit::runtime {
+
+namespace {
+constexpr int kMaxThreads = 1024;
+constexpr int32_t kMaxSequences = 4096;
+}  // namespace
+
+Expected<std::unique_ptr<Session>> Session::Create(const model::Model& model, const SessionOptions& options) {
+  const model::HParams& h = model.hparams();
+  const int64_t n_ctx = options.n_ctx == 0 ? h.n_ctx_train : options.n_ctx;
+  if (n_ctx < 1 || n_ctx > (int64_t{1} << 24)) {
+    return Error(ErrorCode::kInvalidArgument, "context size {} is out of range, expected 1..{}", n_ctx,
+                 int64_t{1} << 24);
+  }
+  if (options.n_seq < 1 || options.n_seq > kMaxSequences) {
+    return Error(ErrorCode::kInvalidArgument, "sequence count {} is out of range, expected 1..{}", options.n_seq,
+                 kMaxSequences);
+  }
+  if (options.n_threads < 1 || options.n_threads > kMaxThreads) {
+    return Error(ErrorCode::kInvalidArgument, "thread count {} is out of range, expected 1..{}", options.n_threads,
+                 kMaxThreads);
+  }
+  return std::unique_ptr<Session>(new Session(model, options, n_ctx));
+}
+
+Session::Session(const model::Model& model, const SessionOptions& options, int64_t n_ctx)
+    : model_(model),
+      kv_(options.n_seq, model.hparams().n_layer, n_ctx, model.hparams().kv_dim(), options.kv_type),
+      pool_(options.n_threads),
+      lengths_(static_cast<size_t>(options.n_seq), 0) {}
+
+Status Session::Validate(const Batch& batch) const {
+  const int64_t n = static_cast<int64_t>(batch.tokens.size());
+  if (n == 0) return Error(ErrorCode::kInvalidArgument, "empty batch");
+  if (batch.positions.size() != batch.tokens.size() || batch.seqs.size() != batch.tokens.size()) {
+    return Error(ErrorCode::kInvalidArgument, "batch has {} tokens, {} positions and {} sequence ids", n,
+                 batch.positions.size(), batch.seqs.size());
+  }
+  const int64_t n_vocab = model_.hparams().n_vocab;
+  std::vector<int64_t> next = lengths_;
+  for (int64_t r = 0; r < n; ++r) {
+    const int32_t token = batch.tokens[r];
+    const int32_t seq = batch.seqs[r];
+    if (token < 0 || token >= n_vocab) {
+      return Error(ErrorCode::kInvalidArgument, "row {}: token id {} is out of range, expected 0..{}", r, token,
+                   n_vocab - 1);
+    }
+    if (seq < 0 || seq >= n_seq()) {
+      return Error(ErrorCode::kInvalidArgument, "row {}: sequence {} is out of range, expected 0..{}", r, seq,
+                   n_seq() - 1);
+    }
+    int64_t& expected = next[static_cast<size_t>(seq)];
+    if (batch.positions[r] != expected) {
+      return Error(ErrorCode::kInvalidArgument, "row {}: sequence {} position {}, expected {} (positions continue the "
+                   "sequence's cache)", r, seq, batch.positions[r], expected);
+    }
+    if (expected >= n_ctx()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "context overflow: sequence {} position {} does not fit a context of {} tokens", seq, expected,
+                   n_ctx());
+    }
+    ++expected;
+  }
+  for (int32_t r : batch.logit_rows) {
+    if (r < 0 || r >= n) {
+      return Error(ErrorCode::kInvalidArgument, "logits asked for row {}, expected 0..{}", r, n - 1);
+    }
+  }
+  return Status::Ok();
+}
+
+Expected<Logits> Session::Decode(const Batch& batch) {
+  if (Status s = Validate(batch); !s.ok()) return s;
+  Logits out;
+  out.n_rows = static_cast<int64_t>(batch.logit_rows.size());
+  out.n_vocab = model_.hparams().n_vocab;
+  out.values.resize(static_cast<size_t>(out.n_rows * out.n_vocab));
+  const model::ForwardBatch fb{batch.tokens, batch.positions, batch.seqs, batch.logit_rows};
+  model_.Forward(fb, kv_, pool_, out.values.data());
+  for (int32_t seq : batch.seqs) ++lengths_[static_cast<size_t>(seq)];
+  return out;
+}
+
+Expected<Logits> Session::Verify(std::span<const int32_t> ids, int32_t seq) {
+  if (seq < 0 || seq >= n_seq()) {
+    return Error(ErrorCode::kInvalidArgument, "sequence {} is out of range, expected 0..{}", seq, n_seq() - 1);
+  }
+  const int64_t start = Length(seq);
+  if (static_cast<int64_t>(ids.size()) > n_ctx() - start) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "context overflow: sequence {} holds {} tokens, {} more do not fit a context of {} tokens", seq,
+                 start, ids.size(), n_ctx());
+  }
+  Batch batch;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    batch.Add(ids[i], static_cast<int32_t>(start + static_cast<int64_t>(i)), seq, true);
+  }
+  return Decode(batch);
+}
+
+Status Session::Truncate(int32_t seq, int64_t n_tokens) {
+  if (seq < 0 || seq >= n_seq()) {
+    return Error(ErrorCode::kInvalidArgument, "sequence {} is out of range, expected 0..{}", seq, n_seq() - 1);
+  }
+  if (n_tokens < 0 || n_tokens > Length(seq)) {
+    return Error(ErrorCode::kInvalidArgument, "cannot truncate sequence {} to {} tokens: it holds {}", seq, n_tokens,
+                 Length(seq));
+  }
+  lengths_[static_cast<size_t>(seq)] = n_tokens;
+  return Status::Ok();
+}
+
+}  // namespace trit::runtime

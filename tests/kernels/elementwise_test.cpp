@@ -1,0 +1,96 @@
+// RmsNorm, RoPE (both modes), softmax and activations against double references.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "kernels/activation.h"
+#include "kernels/norm.h"
+#include "kernels/rope.h"
+#include "kernels/softmax.h"
+
+namespace trit::kernels {
+namespace {
+
+std::vector<float> Random(int64_t n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = normal(rng);
+  return v;
+}
+
+TEST(RmsNormTest, MatchesDouble) {
+  const std::vector<float> x = Random(172, 1), w = Random(172, 2);
+  std::vector<float> out(172);
+  RmsNorm(x.data(), w.data(), 172, 1e-5f, out.data());
+  double ss = 0.0;
+  for (float v : x) ss += static_cast<double>(v) * v;
+  const double scale = 1.0 / std::sqrt(ss / 172 + 1e-5);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(out[i], x[i] * scale * w[i], 1e-5) << i;
+  RmsNorm(x.data(), nullptr, 172, 1e-5f, out.data());
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(out[i], x[i] * scale, 1e-5) << i;
+}
+
+TEST(RopeTest, BothModesMatchTheFormula) {
+  for (RopeMode mode : {RopeMode::kNormal, RopeMode::kNeox}) {
+    RopeParams p;
+    p.n_rot = 8;
+    p.freq_base = 10000.0f;
+    p.freq_scale = 0.5f;
+    p.mode = mode;
+    const int64_t head_dim = 12;  // the last 4 are not rotated
+    const std::vector<float> x = Random(head_dim, 3);
+    for (int64_t pos : {0, 1, 17, 1000}) {
+      std::vector<float> c(4), s(4), y = x;
+      RopeAngles(p, pos, c.data(), s.data());
+      RopeApply(p, c.data(), s.data(), y.data());
+      for (int64_t i = 0; i < 4; ++i) {
+        const double theta = pos * 0.5 * std::pow(10000.0, -2.0 * i / 8);
+        const int64_t a = mode == RopeMode::kNormal ? 2 * i : i;
+        const int64_t b = mode == RopeMode::kNormal ? 2 * i + 1 : i + 4;
+        EXPECT_NEAR(y[a], x[a] * std::cos(theta) - x[b] * std::sin(theta), 1e-5) << pos;
+        EXPECT_NEAR(y[b], x[a] * std::sin(theta) + x[b] * std::cos(theta), 1e-5) << pos;
+      }
+      for (int64_t i = 8; i < head_dim; ++i) EXPECT_EQ(y[i], x[i]);
+      if (pos == 0) {
+        EXPECT_EQ(y, x);
+      }
+    }
+  }
+}
+
+TEST(SoftmaxTest, MatchesDoubleAndSumsToOne) {
+  std::vector<float> x = Random(50, 4);
+  for (float& v : x) v *= 10.0f;
+  const std::vector<float> in = x;
+  Softmax(x.data(), 50);
+  double max = -1e300, sum = 0.0, total = 0.0;
+  for (float v : in) max = std::max(max, static_cast<double>(v));
+  for (float v : in) sum += std::exp(v - max);
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(x[i], std::exp(in[i] - max) / sum, 1e-7);
+    total += x[i];
+  }
+  EXPECT_NEAR(total, 1.0, 1e-6);
+}
+
+TEST(ActivationTest, MatchDouble) {
+  const std::vector<float> g = Random(64, 5), u = Random(64, 6);
+  std::vector<float> out(64);
+  SwiGlu(g.data(), u.data(), 64, out.data());
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_NEAR(out[i], g[i] / (1.0 + std::exp(-double{g[i]})) * u[i], 1e-6);
+  GeGlu(g.data(), u.data(), 64, out.data());
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double x = g[i];
+    const double gelu = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    EXPECT_NEAR(out[i], gelu * u[i], 1e-6);
+  }
+  Add(g.data(), u.data(), 64, out.data());
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] + u[i]);
+  Mul(g.data(), u.data(), 64, out.data());
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] * u[i]);
+}
+
+}  // namespace
+}  // namespace trit::kernels
