@@ -7,6 +7,7 @@ TRIT_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 TRIT_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libfmt-dev libcli11-dev nlohmann-json3-dev
+  libpcre2-dev
 )
 # Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
 # Python for the cross-check against the independent `gguf` package.
