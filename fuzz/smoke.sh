@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Builds the GGUF reader fuzz target into build-fuzz and runs it for N seconds
-# (default 10) over the seed corpus: the bundled model and llama.cpp's vocab
+# Builds the fuzz targets into build-fuzz and runs each for N seconds
+# (default 10). The GGUF reader runs over the seed corpus: the bundled model and llama.cpp's vocab
 # GGUFs from the shared data, plus small valid copies of them written by
 # make_gguf_seeds (all in a temporary directory; nothing is written into the
 # repository except the build directory). Inputs are capped at FUZZ_MAX_LEN
 # bytes (default 65536): the big seeds then serve as truncated files, the
 # small ones as complete files, and the fuzzer runs thousands of inputs a second.
+#
+# The tokenizer target runs over the tokenizer test inputs (tests/data/vocab/*.inp),
+# the chat template target over the real templates in tests/data/chat_templates.
 #
 #   fuzz/smoke.sh [SECONDS]
 #
@@ -21,7 +24,7 @@ shared="${TRIT_SHARED_DATA:-$repo/../shared/data}"
 if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -G Ninja -DTRIT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
-cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds
+cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -35,16 +38,37 @@ fi
 
 "$build/fuzz/make_gguf_seeds" "$work/seeds" "$work"/seeds/*.gguf
 
-# New inputs go to the first directory (scratch); seeds are only read.
-status=0
-"$build/fuzz/gguf_reader_fuzz" \
-  -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-65536}" -print_final_stats=1 \
-  -artifact_prefix="$build/fuzz-artifacts/" \
-  "$work/corpus" "$work/seeds" 2>&1 | tail -n 40 || status=$?
-if [[ $status -ne 0 ]]; then
-  echo "fuzz-smoke: FAILED (exit $status): the fuzzer found a bug; reproduce with" >&2
-  echo "  $build/fuzz/gguf_reader_fuzz <input>   (inputs kept in $build/fuzz-artifacts/)" >&2
-  ls -1t "$build/fuzz-artifacts/" >&2 || true
-  exit 1
-fi
-echo "fuzz-smoke: ok (${seconds}s, no crash)"
+# run_fuzzer TARGET CORPUS... : new inputs go to the first directory (scratch);
+# the others are only read.
+run_fuzzer() {
+  local target="$1"; shift
+  local status=0
+  "$build/fuzz/$target" \
+    -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="${FUZZ_MAX_LEN:-65536}" -print_final_stats=1 \
+    -artifact_prefix="$build/fuzz-artifacts/" \
+    "$@" 2>&1 | tail -n 40 || status=$?
+  if [[ $status -ne 0 ]]; then
+    echo "fuzz-smoke: $target FAILED (exit $status): the fuzzer found a bug; reproduce with" >&2
+    echo "  $build/fuzz/$target <input>   (inputs kept in $build/fuzz-artifacts/)" >&2
+    ls -1t "$build/fuzz-artifacts/" >&2 || true
+    exit 1
+  fi
+  echo "fuzz-smoke: $target ok (${seconds}s, no crash)"
+}
+
+run_fuzzer gguf_reader_fuzz "$work/corpus" "$work/seeds"
+
+# Tokenizer seeds: each test input of tests/data/vocab, with a selector byte
+# in front (which vocabulary, add_special, parse_special).
+mkdir -p "$work/tok-corpus" "$work/tok-seeds"
+python3 - "$repo/tests/data/vocab/ggml-vocab-llama-spm.gguf.inp" "$work/tok-seeds" <<'PY'
+import sys
+cases = open(sys.argv[1], "rb").read().split(b"\n__ggml_vocab_test__\n")[:-1]
+for i, text in enumerate(cases):
+    for sel in (i % 9, 0x80 | (i % 9), 0x40 | ((i + 4) % 9)):
+        open(f"{sys.argv[2]}/case{i}-{sel:02x}", "wb").write(bytes([sel]) + text)
+PY
+run_fuzzer tokenizer_fuzz "$work/tok-corpus" "$work/tok-seeds"
+
+mkdir -p "$work/chat-corpus"
+run_fuzzer chat_template_fuzz "$work/chat-corpus" "$repo/tests/data/chat_templates"

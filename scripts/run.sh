@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything and runs trit's main job on the bundled model.
-# Usage: scripts/run.sh [trit arguments...]   (default: show models/stories260K.gguf)
+# Usage: scripts/run.sh [trit arguments...]
+#   (default: run models/stories260K.gguf "Once upon a time" -n 200 --seed 42: a short story)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -13,7 +14,7 @@ fi
 build "$TRIT_ROOT/build" trit
 
 if [ $# -eq 0 ]; then
-  set -- show "$TRIT_ROOT/models/stories260K.gguf"
+  set -- run "$TRIT_ROOT/models/stories260K.gguf" "Once upon a time" -n 200 --seed 42
 fi
 log "build/trit $*"
 exec "$TRIT_ROOT/build/trit" "$@"

@@ -21,8 +21,12 @@ struct Command {
   std::function<int()> run;
 };
 
+Command AddRunCommand(CLI::App& parent);
 Command AddShowCommand(CLI::App& parent);
 Command AddQuantizeCommand(CLI::App& parent);
+Command AddVerifyCommand(CLI::App& parent);
+Command AddTokenizeCommand(CLI::App& parent);
+Command AddDetokenizeCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);

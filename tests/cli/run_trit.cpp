@@ -16,11 +16,15 @@ extern char** environ;
 
 namespace trit::testing {
 
-RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error("pipe failed");
+namespace {
+
+RunResult Run(const std::vector<std::string>& args, const std::string* input, int timeout_seconds) {
+  int out_pipe[2], err_pipe[2], in_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(in_pipe) != 0) throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in_pipe[0], 0);
+  posix_spawn_file_actions_addclose(&actions, in_pipe[1]);
   posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
@@ -37,7 +41,15 @@ RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds) {
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);
   close(err_pipe[1]);
+  close(in_pipe[0]);
   if (rc != 0) throw std::runtime_error("cannot spawn " TRIT_BINARY);
+  // Small inputs fit the pipe buffer; then stdin ends, as from a file.
+  if (input != nullptr && !input->empty()) {
+    if (write(in_pipe[1], input->data(), input->size()) != static_cast<ssize_t>(input->size())) {
+      throw std::runtime_error("cannot write the child's standard input");
+    }
+  }
+  close(in_pipe[1]);
 
   RunResult result;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
@@ -78,6 +90,16 @@ RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds) {
     result.exit_code = WEXITSTATUS(status);
   }
   return result;
+}
+
+}  // namespace
+
+RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds) {
+  return Run(args, nullptr, timeout_seconds);
+}
+
+RunResult RunTritWithInput(const std::vector<std::string>& args, const std::string& input, int timeout_seconds) {
+  return Run(args, &input, timeout_seconds);
 }
 
 std::string MakeTempDir(const std::string& prefix) {

@@ -17,6 +17,8 @@ struct RunResult {
 // Runs TRIT_BINARY with `args` (no shell), with a timeout in seconds after
 // which the process is killed and reported as signaled (a hang).
 RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds = 60);
+// The same, with `input` on standard input (small inputs: written before reading output).
+RunResult RunTritWithInput(const std::vector<std::string>& args, const std::string& input, int timeout_seconds = 60);
 
 // A fresh empty directory under the system temp dir, removed by the caller.
 std::string MakeTempDir(const std::string& prefix);

@@ -1,0 +1,35 @@
+#include "cli/prompt_builder.h"
+
+namespace trit::cli {
+
+Expected<PromptBuilder> PromptBuilder::Create(const gguf::File& file, const tokenizer::Tokenizer& tokenizer,
+                                              bool raw) {
+  if (raw || file.Find("tokenizer.chat_template") == nullptr) return PromptBuilder(tokenizer, std::nullopt);
+  Expected<std::string> source = file.GetString("tokenizer.chat_template");
+  if (!source.ok()) return source.status();
+  Expected<chat::ChatTemplate> tmpl = chat::ChatTemplate::Compile(*source);
+  if (!tmpl.ok()) {
+    return tmpl.status().WithContext("the model's chat template cannot be used (run with --raw to skip it)");
+  }
+  return PromptBuilder(tokenizer, std::move(tmpl).value());
+}
+
+Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector<chat::ChatMessage>& messages) const {
+  const tokenizer::Vocab& vocab = tokenizer_->vocab();
+  if (!template_.has_value()) {
+    const std::string text = messages.empty() ? std::string() : messages.back().content;
+    return tokenizer_->Encode(text, {.add_special = true, .parse_special = false});
+  }
+  chat::ApplyOptions options;
+  options.add_generation_prompt = true;
+  const tokenizer::SpecialIds& sp = vocab.special();
+  if (sp.bos != tokenizer::kNoToken) options.bos_token = vocab.text(sp.bos);
+  if (sp.eos != tokenizer::kNoToken) options.eos_token = vocab.text(sp.eos);
+  Expected<std::string> text = template_->Apply(messages, options);
+  if (!text.ok()) return text.status().WithContext("chat template");
+  // Templates usually write the BOS text themselves; do not add a second one.
+  const bool template_wrote_bos = !options.bos_token.empty() && text->starts_with(options.bos_token);
+  return tokenizer_->Encode(*text, {.add_special = !template_wrote_bos, .parse_special = true});
+}
+
+}  // namespace trit::cli

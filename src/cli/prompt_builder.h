@@ -1,0 +1,39 @@
+// Turns what the user typed into the token ids `trit run` feeds the model:
+// through the model's chat template (tokenizer.chat_template) unless raw
+// mode is asked or the model has none, then the tokenizer.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "chat/chat_template.h"
+#include "formats/gguf/reader.h"
+#include "tokenizer/tokenizer.h"
+
+namespace trit::cli {
+
+class PromptBuilder {
+ public:
+  // Compiles the file's chat template unless `raw`; a template trit cannot
+  // run is an error naming the construct (use --raw to bypass it).
+  static Expected<PromptBuilder> Create(const gguf::File& file, const tokenizer::Tokenizer& tokenizer, bool raw);
+
+  // True when prompts go through a chat template.
+  bool chat() const { return template_.has_value(); }
+
+  // Chat: the conversation rendered with add_generation_prompt and tokenized
+  // with special tokens parsed (BOS added unless the template wrote it).
+  // Plain: the last message's text tokenized with BOS as the model says.
+  Expected<std::vector<tokenizer::TokenId>> Build(const std::vector<chat::ChatMessage>& messages) const;
+
+ private:
+  PromptBuilder(const tokenizer::Tokenizer& tokenizer, std::optional<chat::ChatTemplate> tmpl)
+      : tokenizer_(&tokenizer), template_(std::move(tmpl)) {}
+
+  const tokenizer::Tokenizer* tokenizer_;
+  std::optional<chat::ChatTemplate> template_;
+};
+
+}  // namespace trit::cli

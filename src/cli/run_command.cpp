@@ -1,0 +1,336 @@
+// `trit run [MODEL] [PROMPT]`: the main job. With a prompt, streams one
+// answer to stdout and exits (stdout holds only the generated text; timings
+// go to stderr with --verbose). Without one, an interactive chat. MODEL
+// defaults to the bundled model.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/default_model.h"
+#include "cli/prompt_builder.h"
+#include "model/model.h"
+#include "runtime/generate.h"
+#include "runtime/sampler.h"
+#include "runtime/session.h"
+#include "tokenizer/tokenizer.h"
+
+namespace trit::cli {
+namespace {
+
+// Set by SIGINT while an answer streams; the only state a signal handler may
+// touch, hence global.
+std::atomic<bool> g_stop_answer{false};
+
+extern "C" void OnInterrupt(int) { g_stop_answer.store(true); }
+
+// Ctrl-C stops the current answer while one streams; elsewhere it keeps its
+// default meaning (end the program).
+class InterruptScope {
+ public:
+  InterruptScope() {
+    g_stop_answer.store(false);
+    struct sigaction sa {};
+    sa.sa_handler = OnInterrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &previous_);
+  }
+  ~InterruptScope() { sigaction(SIGINT, &previous_, nullptr); }
+
+ private:
+  struct sigaction previous_ {};
+};
+
+struct RunOptions {
+  std::vector<std::string> positional;
+  int64_t n_predict = 256;
+  float temperature = 0.8f;
+  int32_t top_k = 40;
+  float top_p = 0.95f;
+  float min_p = 0.05f;
+  float repeat_penalty = 1.0f;
+  float frequency_penalty = 0.0f;
+  float presence_penalty = 0.0f;
+  std::optional<uint64_t> seed;
+  int threads = 0;
+  int64_t ctx = 0;
+  std::string system;
+  std::string kv = "f16";
+  bool raw = false;
+  bool verbose = false;
+};
+
+struct Loaded {
+  std::string path;
+  std::unique_ptr<gguf::File> file;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  std::unique_ptr<model::Model> model;
+  std::unique_ptr<runtime::Session> session;
+};
+
+// MODEL and PROMPT from the positional arguments: one argument is a model
+// when it names a file (or ends in .gguf), otherwise a prompt for the bundled model.
+Status ResolveArguments(const std::vector<std::string>& positional, std::string* model,
+                        std::optional<std::string>* prompt) {
+  if (positional.size() > 2) {
+    return Error(ErrorCode::kInvalidArgument, "expected at most MODEL and PROMPT, got {} arguments (quote the prompt)",
+                 positional.size());
+  }
+  std::vector<std::string> args = positional;
+  if (args.size() == 1 && !std::filesystem::is_regular_file(args[0]) && !args[0].ends_with(".gguf")) {
+    *prompt = args[0];
+    args.clear();
+  }
+  if (args.size() == 2) *prompt = args[1];
+  if (!args.empty()) {
+    *model = args[0];
+    return Status::Ok();
+  }
+  Expected<std::string> path = DefaultModelPath();
+  if (!path.ok()) return path.status();
+  *model = *path;
+  return Status::Ok();
+}
+
+Expected<Loaded> Load(const std::string& path, const RunOptions& opt) {
+  Loaded l;
+  l.path = path;
+  Expected<gguf::File> file = gguf::File::Open(path);
+  if (!file.ok()) return file.status();
+  l.file = std::make_unique<gguf::File>(std::move(file).value());
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*l.file);
+  if (!tok.ok()) return tok.status().WithContext(path);
+  l.tokenizer = std::move(tok).value();
+  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(path);
+  if (!m.ok()) return m.status();
+  l.model = std::move(m).value();
+  runtime::SessionOptions so;
+  so.n_ctx = opt.ctx;
+  so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  so.kv_type = opt.kv == "f32" ? kernels::KvType::kF32 : kernels::KvType::kF16;
+  Expected<std::unique_ptr<runtime::Session>> s = runtime::Session::Create(*l.model, so);
+  if (!s.ok()) return s.status();
+  l.session = std::move(s).value();
+  return l;
+}
+
+// Streams one answer to `prompt_ids` on sequence 0, reusing the cached
+// prefix the prompt shares with `*cached` (updated to what the cache holds).
+// Returns the answer's text.
+Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOptions& opt,
+                             const std::vector<tokenizer::TokenId>& prompt_ids, std::vector<int32_t>* cached) {
+  runtime::Session& session = *l.session;
+  size_t common = 0;
+  while (common < cached->size() && common < prompt_ids.size() && (*cached)[common] == prompt_ids[common]) ++common;
+  common = std::min(common, prompt_ids.size() - 1);  // feed at least one token to get logits
+  if (Status s = session.Truncate(0, static_cast<int64_t>(common)); !s.ok()) return s;
+
+  // Decode in the context of the prompt, so first-token rules apply to the
+  // whole text (a leading BOS is not text: after it, SentencePiece's
+  // dummy-prefix space is dropped, as llama2.c and Hugging Face do).
+  tokenizer::StreamingDecoder decoder(*l.tokenizer, {});
+  const tokenizer::Vocab& vocab = l.tokenizer->vocab();
+  const size_t skip_bos = !prompt_ids.empty() && prompt_ids[0] == vocab.special().bos ? 1 : 0;
+  for (size_t i = skip_bos; i < prompt_ids.size(); ++i) (void)decoder.Push(prompt_ids[i]);
+
+  std::string answer;
+  runtime::GenerateOptions go;
+  go.max_tokens = opt.n_predict;
+  for (int32_t id = 0; id < vocab.size(); ++id) {
+    if (vocab.IsEndOfGeneration(id)) go.end_ids.push_back(id);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> first_token;
+  go.on_token = [&](int32_t id) {
+    if (!first_token) first_token = std::chrono::steady_clock::now();
+    const std::string piece = decoder.Push(id);
+    answer += piece;
+    std::fwrite(piece.data(), 1, piece.size(), stdout);
+    std::fflush(stdout);
+    return !g_stop_answer.load();
+  };
+  InterruptScope interrupt;
+  const std::vector<int32_t> suffix(prompt_ids.begin() + static_cast<std::ptrdiff_t>(common), prompt_ids.end());
+  Expected<runtime::Generation> g = runtime::Generate(session, suffix, sampler, go);
+  if (!g.ok()) return g.status();
+  const std::string rest = decoder.Flush();
+  answer += rest;
+  std::fwrite(rest.data(), 1, rest.size(), stdout);
+  std::fflush(stdout);
+
+  std::vector<int32_t> all(prompt_ids.begin(), prompt_ids.end());
+  all.insert(all.end(), g->tokens.begin(), g->tokens.end());
+  all.resize(static_cast<size_t>(session.Length(0)));
+  *cached = std::move(all);
+
+  if (opt.verbose) {
+    const auto end = std::chrono::steady_clock::now();
+    const double prefill = std::chrono::duration<double>(first_token.value_or(end) - start).count();
+    const double decode = std::chrono::duration<double>(end - first_token.value_or(end)).count();
+    const size_t n = g->tokens.size();
+    const char* why = g->stop == runtime::StopReason::kEndOfSequence ? "end of sequence"
+                      : g->stop == runtime::StopReason::kStopped     ? "interrupted"
+                                                                     : "token limit";
+    fmt::print(stderr, "\n[prompt {} tokens ({} reused) in {:.3f} s; generated {} tokens in {:.3f} s, {:.1f} tok/s; {}]\n",
+               prompt_ids.size(), common, prefill, n, decode, n > 1 ? static_cast<double>(n - 1) / decode : 0.0, why);
+  }
+  return answer;
+}
+
+// Reads one user turn; a line ending in '\' continues on the next line.
+// Returns nullopt at end of input or /bye.
+std::optional<std::string> ReadTurn() {
+  std::string text;
+  std::string line;
+  fmt::print(">>> ");
+  std::fflush(stdout);
+  while (std::getline(std::cin, line)) {
+    if (!line.empty() && line.back() == '\\') {
+      line.pop_back();
+      text += line + "\n";
+      fmt::print("... ");
+      std::fflush(stdout);
+      continue;
+    }
+    text += line;
+    if (text == "/bye") return std::nullopt;
+    return text;
+  }
+  return std::nullopt;
+}
+
+int RunChat(Loaded& l, const PromptBuilder& builder, runtime::Sampler& sampler, const RunOptions& opt) {
+  fmt::print(stderr, "trit: {} ({}). Type /bye or press Ctrl-D to quit; Ctrl-C stops an answer; end a line with \\ to continue it.\n",
+             l.path, builder.chat() ? "chat template" : "no chat template: each line is continued as plain text");
+  std::vector<chat::ChatMessage> messages;
+  if (!opt.system.empty()) messages.push_back({"system", opt.system});
+  std::vector<int32_t> cached;
+  while (std::optional<std::string> turn = ReadTurn()) {
+    if (turn->empty()) continue;
+    std::vector<chat::ChatMessage> request = messages;
+    request.push_back({"user", *turn});
+    Expected<std::vector<tokenizer::TokenId>> ids = builder.Build(builder.chat() ? request : std::vector<chat::ChatMessage>{{"user", *turn}});
+    if (!ids.ok()) {
+      PrintError(ids.status().message());
+      return kExitFailure;
+    }
+    if (!builder.chat()) fmt::print("{}", *turn);  // plain completion continues the typed text
+    Expected<std::string> answer = Answer(l, sampler, opt, *ids, &cached);
+    fmt::print("\n");
+    if (!answer.ok()) {
+      PrintError(answer.status().message());
+      continue;  // e.g. context full: the conversation so far is kept, the user may /bye
+    }
+    if (builder.chat()) {
+      messages = std::move(request);
+      messages.push_back({"assistant", *answer});
+    }
+  }
+  return kExitSuccess;
+}
+
+int RunRun(const RunOptions& opt) {
+  if (opt.kv != "f16" && opt.kv != "f32") {
+    PrintError(fmt::format("--kv '{}': expected f16 or f32", opt.kv));
+    return kExitUsage;
+  }
+  runtime::SamplerOptions so;
+  so.temperature = opt.temperature;
+  so.top_k = opt.top_k;
+  so.top_p = opt.top_p;
+  so.min_p = opt.min_p;
+  so.repeat_penalty = opt.repeat_penalty;
+  so.frequency_penalty = opt.frequency_penalty;
+  so.presence_penalty = opt.presence_penalty;
+  so.seed = opt.seed.has_value() ? *opt.seed : std::random_device{}();
+  if (Status s = runtime::ValidateSamplerOptions(so); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
+  std::string model_path;
+  std::optional<std::string> prompt;
+  if (Status s = ResolveArguments(opt.positional, &model_path, &prompt); !s.ok()) {
+    PrintError(s.message());
+    return s.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  Expected<Loaded> loaded = Load(model_path, opt);
+  if (!loaded.ok()) {
+    PrintError(loaded.status().message());
+    return kExitFailure;
+  }
+  Expected<PromptBuilder> builder = PromptBuilder::Create(*loaded->file, *loaded->tokenizer, opt.raw);
+  if (!builder.ok()) {
+    PrintError(builder.status().WithContext(model_path).message());
+    return kExitFailure;
+  }
+  if (opt.verbose) {
+    fmt::print(stderr, "[{}: {} threads, seed {}, {}]\n", model_path, loaded->session->n_threads(), so.seed,
+               builder->chat() ? "chat template" : "plain completion");
+  }
+  runtime::Sampler sampler(so);
+  if (!prompt.has_value()) return RunChat(*loaded, *builder, sampler, opt);
+
+  std::vector<chat::ChatMessage> messages;
+  if (!opt.system.empty()) messages.push_back({"system", opt.system});
+  messages.push_back({"user", *prompt});
+  Expected<std::vector<tokenizer::TokenId>> ids = builder->Build(messages);
+  if (!ids.ok()) {
+    PrintError(ids.status().message());
+    return kExitFailure;
+  }
+  std::vector<int32_t> cached;
+  Expected<std::string> answer = Answer(*loaded, sampler, opt, *ids, &cached);
+  if (!answer.ok()) {
+    PrintError(answer.status().message());
+    return kExitFailure;
+  }
+  if (isatty(STDOUT_FILENO)) fmt::print("\n");  // piped output is exactly the generated text
+  return kExitSuccess;
+}
+
+}  // namespace
+
+Command AddRunCommand(CLI::App& parent) {
+  auto opt = std::make_shared<RunOptions>();
+  CLI::App* app = parent.add_subcommand("run", "Generate text: one answer to PROMPT, or a chat when no prompt is given");
+  app->add_option("model_and_prompt", opt->positional,
+                  "[MODEL] [PROMPT]: MODEL defaults to the bundled model; without PROMPT, an interactive chat");
+  app->add_option("-n,--n-predict", opt->n_predict, "Most tokens to generate")->default_val(256)->check(CLI::PositiveNumber);
+  app->add_option("--temp", opt->temperature, "Sampling temperature; 0 picks the most likely token (greedy)")
+      ->default_val(0.8f);
+  app->add_option("--top-k", opt->top_k, "Keep the K most likely tokens (0: all)")->default_val(40);
+  app->add_option("--top-p", opt->top_p, "Keep the smallest set of tokens whose probability reaches P")->default_val(0.95f);
+  app->add_option("--min-p", opt->min_p, "Drop tokens less likely than P times the most likely one")->default_val(0.05f);
+  app->add_option("--repeat-penalty", opt->repeat_penalty, "Penalty for tokens seen in the last 64 (1: none)")
+      ->default_val(1.0f);
+  app->add_option("--frequency-penalty", opt->frequency_penalty, "Subtract count x this from a seen token's logit")
+      ->default_val(0.0f);
+  app->add_option("--presence-penalty", opt->presence_penalty, "Subtract this from a seen token's logit")
+      ->default_val(0.0f);
+  app->add_option("--seed", opt->seed, "Random seed: the same seed and options give the same tokens (default: random)");
+  app->add_option("-t,--threads", opt->threads, "Threads (0: one per hardware thread); results do not depend on it")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("-c,--ctx", opt->ctx, "Context length in tokens (0: the model's)")->default_val(0)->check(CLI::NonNegativeNumber);
+  app->add_option("--system", opt->system, "System message for chat models");
+  app->add_option("--kv", opt->kv, "KV cache type: f16 or f32")->default_val("f16");
+  app->add_flag("--raw", opt->raw, "Skip the chat template: the prompt is plain text after BOS");
+  app->add_flag("-v,--verbose", opt->verbose, "Print the seed, threads and timings on stderr");
+  app->footer(
+      "Examples:\n  trit run                                   # chat with the bundled model\n"
+      "  trit run \"Once upon a time\" -n 64\n"
+      "  trit run models/stories260K.gguf \"\" -n 200 --temp 0 --raw   # greedy story from BOS alone");
+  return {app, [opt] { return RunRun(*opt); }};
+}
+
+}  // namespace trit::cli
