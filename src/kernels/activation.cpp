@@ -11,6 +11,10 @@ float Gelu(float x) {
   return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
 }
 
+// x * (1 / cap) rather than x / cap: the two roundings llama.cpp's graph does
+// (ggml_scale by 1/cap, tanh, ggml_scale by cap).
+float SoftCap(float x, float cap) { return cap * std::tanh(x * (1.0f / cap)); }
+
 void SwiGlu(const float* gate, const float* up, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = Silu(gate[i]) * up[i];
 }
@@ -25,6 +29,14 @@ void Add(const float* a, const float* b, int64_t n, float* out) {
 
 void Mul(const float* a, const float* b, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = a[i] * b[i];
+}
+
+void Scale(float* x, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+void SoftCapRow(float* x, int64_t n, float cap) {
+  for (int64_t i = 0; i < n; ++i) x[i] = SoftCap(x[i], cap);
 }
 
 }  // namespace trit::kernels

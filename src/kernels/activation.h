@@ -10,6 +10,9 @@ namespace trit::kernels {
 float Silu(float x);
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 float Gelu(float x);
+// Soft-capping (gemma2 attention scores and final logits): cap * tanh(x / cap),
+// which keeps |result| < cap and is ~x for |x| << cap. cap > 0.
+float SoftCap(float x, float cap);
 
 // out = silu(gate) * up  (the SwiGLU feed-forward's inner product)
 void SwiGlu(const float* gate, const float* up, int64_t n, float* out);
@@ -17,5 +20,9 @@ void SwiGlu(const float* gate, const float* up, int64_t n, float* out);
 void GeGlu(const float* gate, const float* up, int64_t n, float* out);
 void Add(const float* a, const float* b, int64_t n, float* out);
 void Mul(const float* a, const float* b, int64_t n, float* out);
+// x (n) := x * s  (one scalar for every element: embedding scale, per-tensor weight scale)
+void Scale(float* x, int64_t n, float s);
+// x (n) := SoftCap(x, cap) elementwise.
+void SoftCapRow(float* x, int64_t n, float cap);
 
 }  // namespace trit::kernels

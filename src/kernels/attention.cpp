@@ -7,6 +7,7 @@
 
 #include "base/check.h"
 #include "base/half.h"
+#include "kernels/activation.h"
 #include "kernels/dot.h"
 
 namespace trit::kernels {
@@ -40,26 +41,32 @@ void KvStore(const KvView& kv, int64_t pos, const float* k, const float* v) {
 }
 
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
-                float scale, float* out) {
-  TRIT_CHECK(n_keys >= 1);
+                const AttendOptions& options, float* out) {
+  TRIT_CHECK(n_keys >= 1 && options.window >= 0 && options.softcap >= 0.0f);
+  const int64_t first = options.window > 0 ? std::max<int64_t>(0, n_keys - options.window) : 0;
   std::vector<float> row(static_cast<size_t>(head_dim));  // (head_dim) one key or value
   std::vector<float> acc(static_cast<size_t>(head_dim), 0.0f);
   float scores[kKeyChunk];
   float running_max = -std::numeric_limits<float>::infinity();
   float running_sum = 0.0f;
-  for (int64_t c0 = 0; c0 < n_keys; c0 += kKeyChunk) {
+  // Chunks start at multiples of kKeyChunk from key 0 whatever the window:
+  // the first chunk that holds `first` is entered part way.
+  for (int64_t c0 = first - first % kKeyChunk; c0 < n_keys; c0 += kKeyChunk) {
+    const int64_t j0 = std::max<int64_t>(0, first - c0);
     const int64_t n = std::min(kKeyChunk, n_keys - c0);
     float chunk_max = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < n; ++j) {
+    for (int64_t j = j0; j < n; ++j) {
       LoadRow(kv.type, kv.k, (c0 + j) * kv.row_stride + kv_head * head_dim, head_dim, row.data());
-      scores[j] = Dot(q, row.data(), head_dim) * scale;
-      chunk_max = std::max(chunk_max, scores[j]);
+      float s = Dot(q, row.data(), head_dim) * options.scale;
+      if (options.softcap > 0.0f) s = SoftCap(s, options.softcap);
+      scores[j] = s;
+      chunk_max = std::max(chunk_max, s);
     }
     const float new_max = std::max(running_max, chunk_max);
     const float correction = std::exp(running_max - new_max);  // 0 on the first chunk
     running_sum *= correction;
     for (float& a : acc) a *= correction;
-    for (int64_t j = 0; j < n; ++j) {
+    for (int64_t j = j0; j < n; ++j) {
       const float p = std::exp(scores[j] - new_max);
       running_sum += p;
       LoadRow(kv.type, kv.v, (c0 + j) * kv.row_stride + kv_head * head_dim, head_dim, row.data());
@@ -69,6 +76,13 @@ void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
   }
   const float inv = 1.0f / running_sum;
   for (int64_t d = 0; d < head_dim; ++d) out[d] = acc[static_cast<size_t>(d)] * inv;
+}
+
+void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
+                float scale, float* out) {
+  AttendOptions options;
+  options.scale = scale;
+  AttendHead(kv, kv_head, head_dim, q, n_keys, options, out);
 }
 
 }  // namespace trit::kernels

@@ -27,8 +27,24 @@ struct KvView {
 // Writes k and v (row_stride floats each) at position `pos`, converting to the cache type.
 void KvStore(const KvView& kv, int64_t pos, const float* k, const float* v);
 
-// out (head_dim) = softmax(q . K[0..n_keys) * scale) . V[0..n_keys) for one
-// query head `q` (head_dim floats) against KV head `kv_head`. n_keys >= 1.
+// How one query's scores are formed and which keys it sees.
+struct AttendOptions {
+  float scale = 1.0f;    // score = (q . k) * scale
+  float softcap = 0.0f;  // > 0: score = softcap * tanh(score / softcap) (gemma2); 0: off
+  // > 0: sliding window, the query (at position n_keys - 1) sees only keys j
+  // with (n_keys - 1) - j < window, i.e. the last `window` keys (llama.cpp's
+  // LLAMA_SWA_TYPE_STANDARD mask). Keys before the window are skipped; the
+  // chunks stay those of the full range (multiples of kKeyChunk from key 0),
+  // so the reduction order is still fixed by n_keys alone. 0: every key.
+  int64_t window = 0;
+};
+
+// out (head_dim) = softmax(score(q, K[first..n_keys))) . V[first..n_keys)
+// for one query head `q` (head_dim floats) against KV head `kv_head`, first =
+// max(0, n_keys - window) with a window, else 0. n_keys >= 1.
+void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
+                const AttendOptions& options, float* out);
+// The plain case: every key, score = (q . k) * scale.
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                 float scale, float* out);
 

@@ -21,6 +21,10 @@ struct Architecture {
 const Architecture& LlamaArchitecture();
 const Architecture& Qwen2Architecture();
 const Architecture& Qwen3Architecture();
+const Architecture& GemmaArchitecture();
+const Architecture& Gemma2Architecture();
+const Architecture& Gemma3Architecture();
+const Architecture& BitnetArchitecture();
 
 // Every registered architecture, in registry order.
 std::span<const Architecture* const> Architectures();

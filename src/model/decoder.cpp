@@ -17,7 +17,8 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
   w.token_embd = b.Matrix("token_embd.weight", h.n_embd, h.n_vocab);
   w.output_norm = b.Vector("output_norm.weight", h.n_embd);
   // Tied embeddings: without output.weight the logits reuse token_embd.
-  w.output = b.Has("output.weight") ? b.Matrix("output.weight", h.n_embd, h.n_vocab) : w.token_embd;
+  const bool untied = !options.embd_output && b.Has("output.weight");
+  w.output = untied ? b.Matrix("output.weight", h.n_embd, h.n_vocab) : w.token_embd;
   w.layers.resize(static_cast<size_t>(h.n_layer));
   for (int64_t il = 0; il < h.n_layer; ++il) {
     LayerWeights& l = w.layers[static_cast<size_t>(il)];
@@ -35,11 +36,26 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
       l.q_norm = b.Vector(p + "attn_q_norm.weight", h.head_dim);
       l.k_norm = b.Vector(p + "attn_k_norm.weight", h.head_dim);
     }
+    if (options.sub_norms) l.attn_sub_norm = b.Vector(p + "attn_sub_norm.weight", h.q_dim());
     l.wo = b.Matrix(p + "attn_output.weight", h.q_dim(), h.n_embd);
+    if (options.post_norms) l.attn_post_norm = b.Vector(p + "post_attention_norm.weight", h.n_embd);
     l.ffn_norm = b.Vector(p + "ffn_norm.weight", h.n_embd);
     l.gate = b.Matrix(p + "ffn_gate.weight", h.n_embd, h.n_ff);
     l.up = b.Matrix(p + "ffn_up.weight", h.n_embd, h.n_ff);
+    if (options.sub_norms) l.ffn_sub_norm = b.Vector(p + "ffn_sub_norm.weight", h.n_ff);
     l.down = b.Matrix(p + "ffn_down.weight", h.n_ff, h.n_embd);
+    if (options.post_norms) l.ffn_post_norm = b.Vector(p + "post_ffw_norm.weight", h.n_embd);
+    if (options.weight_scales) {
+      // Optional, as in llama.cpp: a missing scale means 1; a present one must have shape [1].
+      auto scale = [&](const char* name) { return b.Has(p + name) ? b.Vector(p + name, 1) : nullptr; };
+      l.wq_scale = scale("attn_q.scale");
+      l.wk_scale = scale("attn_k.scale");
+      l.wv_scale = scale("attn_v.scale");
+      l.wo_scale = scale("attn_output.scale");
+      l.gate_scale = scale("ffn_gate.scale");
+      l.up_scale = scale("ffn_up.scale");
+      l.down_scale = scale("ffn_down.scale");
+    }
   }
   if (!b.status().ok()) return b.status();
   return w;
@@ -49,9 +65,15 @@ Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string&
                                              kernels::RopeMode rope_mode, const DecoderOptions& options) {
   Expected<HParams> h = ReadHParams(file, architecture, rope_mode);
   if (!h.ok()) return h.status();
-  Expected<DecoderWeights> w = BindDecoderWeights(file, *h, options);
+  return BuildDecoder(std::move(file), std::move(*h), options);
+}
+
+Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options) {
+  TRIT_CHECK(hparams.swa_layers.size() == static_cast<size_t>(hparams.n_layer));
+  Expected<DecoderWeights> w = BindDecoderWeights(file, hparams, options);
   if (!w.ok()) return w.status();
-  return std::unique_ptr<Model>(std::make_unique<DecoderModel>(std::move(file), std::move(*h), std::move(*w)));
+  return std::unique_ptr<Model>(
+      std::make_unique<DecoderModel>(std::move(file), std::move(hparams), std::move(*w), options));
 }
 
 namespace {
@@ -60,6 +82,17 @@ namespace {
 void AddBias(const float* bias, int64_t n_rows, int64_t n, float* y) {
   if (bias == nullptr) return;
   for (int64_t r = 0; r < n_rows; ++r) kernels::Add(y + r * n, bias, n, y + r * n);
+}
+
+// y (n) *= scale[0] when the per-tensor scale is present.
+void ApplyScale(const float* scale, int64_t n, float* y) {
+  if (scale != nullptr) kernels::Scale(y, n, scale[0]);
+}
+
+// Each of the n_rows rows of x (n_rows, n) := rmsnorm(row) * weight, when weight is present.
+void NormRows(const float* weight, int64_t n_rows, int64_t n, float eps, float* x) {
+  if (weight == nullptr) return;
+  for (int64_t r = 0; r < n_rows; ++r) kernels::RmsNorm(x + r * n, weight, n, eps, x + r * n);
 }
 
 }  // namespace
@@ -79,12 +112,16 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   kernels::MatMul(l.wq, hn.data(), n, q.data(), pool);
   kernels::MatMul(l.wk, hn.data(), n, k.data(), pool);
   kernels::MatMul(l.wv, hn.data(), n, v.data(), pool);
+  ApplyScale(l.wq_scale, n * h.q_dim(), q.data());
+  ApplyScale(l.wk_scale, n * h.kv_dim(), k.data());
+  ApplyScale(l.wv_scale, n * h.kv_dim(), v.data());
   AddBias(l.bq, n, h.q_dim(), q.data());
   AddBias(l.bk, n, h.kv_dim(), k.data());
   AddBias(l.bv, n, h.kv_dim(), v.data());
 
-  std::vector<float> cos(static_cast<size_t>(h.rope.n_rot / 2));  // (n_rot / 2)
-  std::vector<float> sin(static_cast<size_t>(h.rope.n_rot / 2));
+  const kernels::RopeParams& rope = h.layer_rope(il);
+  std::vector<float> cos(static_cast<size_t>(rope.n_rot / 2));  // (n_rot / 2)
+  std::vector<float> sin(static_cast<size_t>(rope.n_rot / 2));
   for (int64_t r = 0; r < n; ++r) {
     float* qr = &q[r * h.q_dim()];
     float* kr = &k[r * h.kv_dim()];
@@ -96,28 +133,34 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
         kernels::RmsNorm(kr + hd * h.head_dim, l.k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
       }
     }
-    kernels::RopeAngles(h.rope, batch.positions[r], cos.data(), sin.data());
-    for (int64_t hd = 0; hd < h.n_head; ++hd) kernels::RopeApply(h.rope, cos.data(), sin.data(), qr + hd * h.head_dim);
+    kernels::RopeAngles(rope, batch.positions[r], cos.data(), sin.data());
+    for (int64_t hd = 0; hd < h.n_head; ++hd) kernels::RopeApply(rope, cos.data(), sin.data(), qr + hd * h.head_dim);
     for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
-      kernels::RopeApply(h.rope, cos.data(), sin.data(), kr + hd * h.head_dim);
+      kernels::RopeApply(rope, cos.data(), sin.data(), kr + hd * h.head_dim);
     }
     kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
   }
 
   // Every (row, head) is independent: split over them, never over keys.
   std::vector<float> attn(static_cast<size_t>(n * h.q_dim()));  // (n, n_head * head_dim)
-  const float scale = 1.0f / std::sqrt(static_cast<float>(h.head_dim));
+  kernels::AttendOptions attend;
+  attend.scale = h.attn_scale;
+  attend.softcap = h.attn_softcap;
+  attend.window = h.is_swa(il) ? h.n_swa : 0;
   const int64_t group = h.n_head / h.n_head_kv;
   pool.ParallelFor(n * h.n_head, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
       const int64_t r = i / h.n_head;
       const int64_t hd = i % h.n_head;
       kernels::AttendHead(views[r], hd / group, h.head_dim, &q[r * h.q_dim() + hd * h.head_dim],
-                          batch.positions[r] + 1, scale, &attn[r * h.q_dim() + hd * h.head_dim]);
+                          batch.positions[r] + 1, attend, &attn[r * h.q_dim() + hd * h.head_dim]);
     }
   });
+  NormRows(l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());
   std::vector<float> out(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
   kernels::MatMul(l.wo, attn.data(), n, out.data(), pool);
+  ApplyScale(l.wo_scale, n * h.n_embd, out.data());
+  NormRows(l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data());
   kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
 }
 
@@ -132,8 +175,16 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vec
   }
   kernels::MatMul(l.gate, hn.data(), n, gate.data(), pool);
   kernels::MatMul(l.up, hn.data(), n, up.data(), pool);
-  kernels::SwiGlu(gate.data(), up.data(), n * h.n_ff, gate.data());
+  ApplyScale(l.gate_scale, n * h.n_ff, gate.data());
+  ApplyScale(l.up_scale, n * h.n_ff, up.data());
+  switch (options_.ffn_activation) {
+    case FfnActivation::kSilu: kernels::SwiGlu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
+    case FfnActivation::kGelu: kernels::GeGlu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
+  }
+  NormRows(l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data());
   kernels::MatMul(l.down, gate.data(), n, hn.data(), pool);
+  ApplyScale(l.down_scale, n * h.n_embd, hn.data());
+  NormRows(l.ffn_post_norm, n, h.n_embd, h.rms_eps, hn.data());
   kernels::Add(x.data(), hn.data(), n * h.n_embd, x.data());
 }
 
@@ -145,6 +196,7 @@ void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool
   for (int64_t r = 0; r < n; ++r) {
     TRIT_CHECK(batch.tokens[r] >= 0 && batch.tokens[r] < h.n_vocab && batch.positions[r] >= 0);
     kernels::DequantizeRow(weights_.token_embd, batch.tokens[r], &x[r * h.n_embd]);
+    if (h.embd_scale != 1.0f) kernels::Scale(&x[r * h.n_embd], h.n_embd, h.embd_scale);
   }
   std::vector<kernels::KvView> views(static_cast<size_t>(n));  // (n) this layer's cache of each row's sequence
   for (int64_t il = 0; il < h.n_layer; ++il) {
@@ -160,6 +212,7 @@ void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool
     kernels::RmsNorm(&x[r * h.n_embd], weights_.output_norm, h.n_embd, h.rms_eps, &hn[i * h.n_embd]);
   }
   kernels::MatMul(weights_.output, hn.data(), n_out, logits, pool);
+  if (h.final_softcap > 0.0f) kernels::SoftCapRow(logits, n_out * h.n_vocab, h.final_softcap);
 }
 
 }  // namespace trit::model

@@ -1,8 +1,22 @@
 // The pre-norm decoder-only transformer shared by llama-family
-// architectures (llama, qwen2, qwen3): RMSNorm, GQA attention with RoPE,
-// SwiGLU feed-forward. An architecture file chooses the variant (biases on
-// q/k/v, RMS norms on q and k per head, rope mode) and this file binds the
-// weights by their GGUF names and runs the forward pass.
+// architectures (llama, qwen2, qwen3, gemma, gemma2, gemma3, bitnet):
+// RMSNorm, GQA attention with RoPE, gated feed-forward. An architecture file
+// chooses the variant (biases on q/k/v, RMS norms on q and k per head, post-
+// and sub-norms, per-tensor weight scales, FFN activation, rope mode) and
+// sets its hyper-parameters (embedding scale, soft-capping, sliding window);
+// this file binds the weights by their GGUF names and runs the forward pass.
+//
+// One layer, every option shown (x is the residual stream, one row):
+//   h = rmsnorm(x) * attn_norm
+//   q, k, v = h Wq^T * sq (+ bq), h Wk^T * sk (+ bk), h Wv^T * sv (+ bv)
+//   q, k = rmsnorm_per_head(q) * q_norm, ... * k_norm;  rope(q), rope(k)
+//   a = attention(q, K, V)  (score = cap * tanh(q.k * attn_scale / cap), window)
+//   a = rmsnorm(a) * attn_sub_norm;  a = a Wo^T * so;  a = rmsnorm(a) * post_attention_norm
+//   x = x + a
+//   h = rmsnorm(x) * ffn_norm;  f = act(h Wg^T * sg) * (h Wu^T * su)
+//   f = rmsnorm(f) * ffn_sub_norm;  f = f Wd^T * sd;  f = rmsnorm(f) * post_ffw_norm
+//   x = x + f
+// where the s* are the optional per-tensor scales `blk.N.<name>.scale`.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +30,20 @@
 
 namespace trit::model {
 
+enum class FfnActivation {
+  kSilu,  // silu(gate) * up (SwiGLU)
+  kGelu,  // gelu_tanh(gate) * up (GeGLU)
+};
+
 struct DecoderOptions {
-  bool qkv_bias = false;  // blk.N.attn_{q,k,v}.bias (qwen2)
-  bool qk_norm = false;   // blk.N.attn_{q,k}_norm.weight, RMS-normed per head before rope (qwen3)
+  bool qkv_bias = false;    // blk.N.attn_{q,k,v}.bias (qwen2)
+  bool qk_norm = false;     // blk.N.attn_{q,k}_norm.weight, RMS-normed per head before rope (qwen3, gemma3)
+  bool post_norms = false;  // blk.N.post_attention_norm / post_ffw_norm after each block (gemma2, gemma3)
+  bool sub_norms = false;   // blk.N.attn_sub_norm before Wo, ffn_sub_norm before Wd (bitnet)
+  // Optional per-tensor scales blk.N.{attn_q,attn_k,attn_v,attn_output,ffn_gate,ffn_up,ffn_down}.scale (bitnet).
+  bool weight_scales = false;
+  bool embd_output = false;    // logits always from token_embd; output.weight is not read (gemma*, bitnet)
+  FfnActivation ffn_activation = FfnActivation::kSilu;
 };
 
 struct LayerWeights {
@@ -31,11 +56,23 @@ struct LayerWeights {
   const float* bv = nullptr;         // (n_head_kv * head_dim), optional
   const float* q_norm = nullptr;     // (head_dim), optional
   const float* k_norm = nullptr;     // (head_dim), optional
-  kernels::Matrix wo;                // (n_head * head_dim) -> (n_embd)
-  const float* ffn_norm = nullptr;   // (n_embd)
-  kernels::Matrix gate;              // (n_embd) -> (n_ff)
-  kernels::Matrix up;                // (n_embd) -> (n_ff)
-  kernels::Matrix down;              // (n_ff) -> (n_embd)
+  const float* attn_sub_norm = nullptr;   // (n_embd), optional
+  kernels::Matrix wo;                     // (n_head * head_dim) -> (n_embd)
+  const float* attn_post_norm = nullptr;  // (n_embd), optional
+  const float* ffn_norm = nullptr;        // (n_embd)
+  kernels::Matrix gate;                   // (n_embd) -> (n_ff)
+  kernels::Matrix up;                     // (n_embd) -> (n_ff)
+  const float* ffn_sub_norm = nullptr;    // (n_ff), optional
+  kernels::Matrix down;                   // (n_ff) -> (n_embd)
+  const float* ffn_post_norm = nullptr;   // (n_embd), optional
+  // Per-tensor output scales (1), each optional: y = (x W^T) * s.
+  const float* wq_scale = nullptr;
+  const float* wk_scale = nullptr;
+  const float* wv_scale = nullptr;
+  const float* wo_scale = nullptr;
+  const float* gate_scale = nullptr;
+  const float* up_scale = nullptr;
+  const float* down_scale = nullptr;
 };
 
 struct DecoderWeights {
@@ -50,8 +87,8 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
 
 class DecoderModel final : public Model {
  public:
-  DecoderModel(gguf::File file, HParams hparams, DecoderWeights weights)
-      : file_(std::move(file)), hparams_(std::move(hparams)), weights_(std::move(weights)) {}
+  DecoderModel(gguf::File file, HParams hparams, DecoderWeights weights, const DecoderOptions& options)
+      : file_(std::move(file)), hparams_(std::move(hparams)), weights_(std::move(weights)), options_(options) {}
 
   const HParams& hparams() const override { return hparams_; }
   void Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool& pool, float* logits) const override;
@@ -66,11 +103,14 @@ class DecoderModel final : public Model {
   gguf::File file_;  // owns the mapping the weights point into
   HParams hparams_;
   DecoderWeights weights_;
+  DecoderOptions options_;
 };
 
 // Reads hyper-parameters, binds weights and builds the model: the body of an
 // architecture's `load`.
 Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string& architecture,
                                              kernels::RopeMode rope_mode, const DecoderOptions& options);
+// The same from hyper-parameters the architecture has read and completed.
+Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options);
 
 }  // namespace trit::model

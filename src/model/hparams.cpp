@@ -1,5 +1,7 @@
 #include "model/hparams.h"
 
+#include <cmath>
+
 namespace trit::model {
 namespace {
 
@@ -103,9 +105,32 @@ Expected<HParams> ReadHParams(const gguf::File& file, const std::string& arch, k
     }
     h.rope.freq_scale = 1.0f / factor;
   }
+  h.attn_scale = 1.0f / std::sqrt(static_cast<float>(h.head_dim));
+  h.rope_swa = h.rope;
+  h.swa_layers.assign(static_cast<size_t>(h.n_layer), 0);
   h.bos_id = ReadTokenId(file, "tokenizer.ggml.bos_token_id", h.n_vocab);
   h.eos_id = ReadTokenId(file, "tokenizer.ggml.eos_token_id", h.n_vocab);
   return h;
+}
+
+Status ReadIntKey(const gguf::File& file, const std::string& key, int64_t lo, int64_t hi, int64_t* out,
+                  bool required) {
+  return ReadInt(file, key, lo, hi, out, required);
+}
+
+Status ReadPositiveFloatKey(const gguf::File& file, const std::string& key, float* out) {
+  if (file.Find(key) == nullptr) return Status::Ok();
+  if (Status s = ReadFloat(file, key, out); !s.ok()) return s;
+  if (!(*out > 0.0f) || !std::isfinite(*out)) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}' is {}, expected > 0", key, *out);
+  }
+  return Status::Ok();
+}
+
+std::vector<uint8_t> SwaLayerPattern(int64_t n_layer, int64_t period) {
+  std::vector<uint8_t> swa(static_cast<size_t>(n_layer));
+  for (int64_t il = 0; il < n_layer; ++il) swa[static_cast<size_t>(il)] = il % period < period - 1 ? 1 : 0;
+  return swa;
 }
 
 }  // namespace trit::model

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "formats/gguf/reader.h"
@@ -27,14 +28,38 @@ struct HParams {
   std::optional<int32_t> bos_id;  // tokenizer.ggml.bos_token_id
   std::optional<int32_t> eos_id;  // tokenizer.ggml.eos_token_id
 
+  // Set by the architecture after ReadHParams (defaults = llama's behaviour).
+  float embd_scale = 1.0f;     // token embeddings are multiplied by this (gemma: sqrt(n_embd))
+  float attn_scale = 0.0f;     // score = q.k * attn_scale; ReadHParams sets 1/sqrt(head_dim)
+  float attn_softcap = 0.0f;   // > 0: scores soft-capped (gemma2 {arch}.attn_logit_softcapping)
+  float final_softcap = 0.0f;  // > 0: logits soft-capped (gemma2 {arch}.final_logit_softcapping)
+  int64_t n_swa = 0;           // sliding window in keys ({arch}.attention.sliding_window), 0 = none
+  std::vector<uint8_t> swa_layers;  // (n_layer) 1 = the layer uses the window and rope_swa
+  kernels::RopeParams rope_swa;     // rope of sliding-window layers (gemma3: base 10000, no scaling)
+
   int64_t q_dim() const { return n_head * head_dim; }
   int64_t kv_dim() const { return n_head_kv * head_dim; }
+  bool is_swa(int64_t il) const { return n_swa > 0 && swa_layers[static_cast<size_t>(il)] != 0; }
+  const kernels::RopeParams& layer_rope(int64_t il) const { return is_swa(il) ? rope_swa : rope; }
 };
+
+// llama.cpp's layer pattern (llama_hparams::set_swa_pattern, not dense-first):
+// layer il uses the sliding window when il % period < period - 1, i.e. all but
+// the last layer of every `period` (gemma2: 2, even layers; gemma3: 6).
+std::vector<uint8_t> SwaLayerPattern(int64_t n_layer, int64_t period);
 
 // Reads and validates the hyper-parameters of `architecture` from `file`;
 // `rope_mode` is the architecture's (not stored in GGUF). n_vocab comes from
 // the shape of token_embd.weight. Errors name the key and the bad value.
 Expected<HParams> ReadHParams(const gguf::File& file, const std::string& architecture,
                               kernels::RopeMode rope_mode);
+
+// Optional metadata reads for the architecture-specific part; errors name the
+// key and the bad value. An absent key leaves *out (the default) as it is and
+// is an error only when `required`.
+Status ReadIntKey(const gguf::File& file, const std::string& key, int64_t lo, int64_t hi, int64_t* out,
+                  bool required);
+// A float that must be > 0 when present.
+Status ReadPositiveFloatKey(const gguf::File& file, const std::string& key, float* out);
 
 }  // namespace trit::model

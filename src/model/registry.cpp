@@ -7,8 +7,9 @@
 namespace trit::model {
 
 std::span<const Architecture* const> Architectures() {
-  static const std::array<const Architecture*, 3> kAll = {&LlamaArchitecture(), &Qwen2Architecture(),
-                                                          &Qwen3Architecture()};
+  static const std::array<const Architecture*, 7> kAll = {
+      &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(), &GemmaArchitecture(),
+      &Gemma2Architecture(), &Gemma3Architecture(), &BitnetArchitecture()};
   return kAll;
 }
 

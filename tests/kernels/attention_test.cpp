@@ -2,6 +2,7 @@
 // caches, GQA head selection, and key counts around the chunk size.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -43,19 +44,24 @@ Cache MakeCache(KvType type, int64_t n_pos, uint64_t seed) {
   return c;
 }
 
-std::vector<double> Reference(const Cache& c, int64_t kv_head, const float* q, int64_t n_keys, double scale) {
-  std::vector<double> s(static_cast<size_t>(n_keys));
+// softcap > 0: scores capped as cap * tanh(s / cap); window > 0: only the
+// last `window` keys are seen.
+std::vector<double> Reference(const Cache& c, int64_t kv_head, const float* q, int64_t n_keys, double scale,
+                              double softcap = 0.0, int64_t window = 0) {
+  const int64_t first = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
+  std::vector<double> s(static_cast<size_t>(n_keys), 0.0);
   double max = -1e300;
-  for (int64_t j = 0; j < n_keys; ++j) {
+  for (int64_t j = first; j < n_keys; ++j) {
     double d = 0.0;
     for (int64_t i = 0; i < kHeadDim; ++i) d += static_cast<double>(q[i]) * c.k32[j * kStride + kv_head * kHeadDim + i];
     s[j] = d * scale;
+    if (softcap > 0.0) s[j] = softcap * std::tanh(s[j] / softcap);
     max = std::max(max, s[j]);
   }
   double sum = 0.0;
-  for (double& x : s) sum += (x = std::exp(x - max));
+  for (int64_t j = first; j < n_keys; ++j) sum += (s[j] = std::exp(s[j] - max));
   std::vector<double> out(kHeadDim, 0.0);
-  for (int64_t j = 0; j < n_keys; ++j) {
+  for (int64_t j = first; j < n_keys; ++j) {
     for (int64_t i = 0; i < kHeadDim; ++i) out[i] += s[j] / sum * c.v32[j * kStride + kv_head * kHeadDim + i];
   }
   return out;
@@ -98,6 +104,77 @@ TEST(AttentionTest, LaterKeysDoNotChangeEarlierQueries) {
   std::vector<float> q(kHeadDim, 0.3f), a(kHeadDim), b(kHeadDim);
   AttendHead(small.view, 0, kHeadDim, q.data(), 40, 0.25f, a.data());
   AttendHead(large.view, 0, kHeadDim, q.data(), 40, 0.25f, b.data());
+  EXPECT_EQ(a, b);
+}
+
+TEST(AttentionTest, SlidingWindowAndSoftCapMatchDoubleReference) {
+  for (KvType type : {KvType::kF32, KvType::kF16}) {
+    Cache c = MakeCache(type, 100, 21);
+    std::mt19937_64 rng(22);
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    for (int64_t n_keys : {1, 2, 31, 32, 33, 64, 65, 100}) {
+      for (int64_t window : {0, 1, 5, 31, 32, 33, 40, 200}) {
+        for (float softcap : {0.0f, 3.0f}) {
+          std::vector<float> q(kHeadDim);
+          for (float& x : q) x = 2.0f * normal(rng);
+          AttendOptions o;
+          o.scale = 0.7f;  // large scores, so a cap of 3 changes them a lot
+          o.softcap = softcap;
+          o.window = window;
+          std::vector<float> out(kHeadDim);
+          AttendHead(c.view, 1, kHeadDim, q.data(), n_keys, o, out.data());
+          const std::vector<double> ref = Reference(c, 1, q.data(), n_keys, o.scale, softcap, window);
+          // Scores here reach |30|: a float score is off by ~30 * 2^-24 ~ 2e-6,
+          // which exp() turns into that relative error of a weight; 1e-5 bounds it.
+          for (int64_t i = 0; i < kHeadDim; ++i) {
+            EXPECT_NEAR(out[i], ref[i], 1e-5) << "keys " << n_keys << " window " << window << " cap " << softcap;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(AttentionTest, SoftCapAndWindowChangeTheResult) {
+  // Guards the test above against options that are ignored.
+  Cache c = MakeCache(KvType::kF32, 70, 23);
+  std::vector<float> q(kHeadDim, 0.9f), plain(kHeadDim), capped(kHeadDim), windowed(kHeadDim);
+  AttendOptions o;
+  o.scale = 0.7f;
+  AttendHead(c.view, 0, kHeadDim, q.data(), 70, o, plain.data());
+  o.softcap = 3.0f;
+  AttendHead(c.view, 0, kHeadDim, q.data(), 70, o, capped.data());
+  o.softcap = 0.0f;
+  o.window = 10;
+  AttendHead(c.view, 0, kHeadDim, q.data(), 70, o, windowed.data());
+  EXPECT_NE(plain, capped);
+  EXPECT_NE(plain, windowed);
+}
+
+TEST(AttentionTest, KeysBeforeTheWindowAreNeverRead) {
+  // Poisoning every key and value before the window with NaN leaves the
+  // result unchanged, bit for bit: they are skipped, not masked after use.
+  Cache c = MakeCache(KvType::kF32, 80, 24);
+  std::vector<float> q(kHeadDim, 0.4f), a(kHeadDim), b(kHeadDim);
+  AttendOptions o;
+  o.scale = 0.25f;
+  o.window = 37;  // keys 43..79 of 80
+  AttendHead(c.view, 1, kHeadDim, q.data(), 80, o, a.data());
+  float* k = static_cast<float*>(c.view.k);
+  float* v = static_cast<float*>(c.view.v);
+  for (int64_t i = 0; i < 43 * kStride; ++i) k[i] = v[i] = std::nanf("");
+  AttendHead(c.view, 1, kHeadDim, q.data(), 80, o, b.data());
+  EXPECT_EQ(a, b);
+}
+
+TEST(AttentionTest, WindowCoveringEveryKeyEqualsNoWindowBitForBit) {
+  Cache c = MakeCache(KvType::kF16, 50, 25);
+  std::vector<float> q(kHeadDim, -0.6f), a(kHeadDim), b(kHeadDim);
+  AttendHead(c.view, 0, kHeadDim, q.data(), 50, 0.25f, a.data());
+  AttendOptions o;
+  o.scale = 0.25f;
+  o.window = 50;
+  AttendHead(c.view, 0, kHeadDim, q.data(), 50, o, b.data());
   EXPECT_EQ(a, b);
 }
 

@@ -90,6 +90,24 @@ TEST(ActivationTest, MatchDouble) {
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] + u[i]);
   Mul(g.data(), u.data(), 64, out.data());
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] * u[i]);
+  out = g;
+  Scale(out.data(), 64, 8.0f);
+  for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] * 8.0f);
+}
+
+TEST(ActivationTest, SoftCapMatchesDouble) {
+  std::vector<float> x = Random(64, 7);
+  for (float& v : x) v *= 40.0f;  // well past the cap
+  for (float cap : {30.0f, 50.0f, 0.5f}) {
+    std::vector<float> out = x;
+    SoftCapRow(out.data(), 64, cap);
+    for (size_t i = 0; i < x.size(); ++i) {
+      const double want = cap * std::tanh(double{x[i]} / cap);
+      EXPECT_NEAR(out[i], want, 2e-6 * cap) << "cap " << cap << " x " << x[i];
+      EXPECT_EQ(out[i], SoftCap(x[i], cap));
+      EXPECT_LE(std::fabs(out[i]), cap);
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// make_random_model OUT.gguf ARCH [tied] [bias] [qknorm] [q8_0]: writes a small
-// random-weight model for tests/python/llama_forward_test.py.
+// make_random_model OUT.gguf ARCH [tied] [bias] [qknorm] [q8_0|tq1_0|tq2_0]:
+// writes a small random-weight model of ARCH (ArchitecturePreset: the
+// tensors and metadata ARCH needs) for tests/python/llama_forward_test.py.
 #include <fmt/format.h>
 
 #include <string>
@@ -8,17 +9,18 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fmt::print(stderr, "usage: make_random_model OUT.gguf ARCH [tied] [bias] [qknorm] [q8_0]\n");
+    fmt::print(stderr, "usage: make_random_model OUT.gguf ARCH [tied] [bias] [qknorm] [q8_0|tq1_0|tq2_0]\n");
     return 2;
   }
-  trit::testing::RandomModelSpec spec;
-  spec.architecture = argv[2];
+  trit::testing::RandomModelSpec spec = trit::testing::ArchitecturePreset(argv[2]);
   for (int i = 3; i < argc; ++i) {
     const std::string f = argv[i];
     if (f == "tied") spec.tied = true;
     else if (f == "bias") spec.qkv_bias = true;
     else if (f == "qknorm") spec.qk_norm = true;
     else if (f == "q8_0") spec.matrix_type = trit::quant::GgmlType::kQ8_0;
+    else if (f == "tq1_0") spec.matrix_type = trit::quant::GgmlType::kTQ1_0;
+    else if (f == "tq2_0") spec.matrix_type = trit::quant::GgmlType::kTQ2_0;
     else {
       fmt::print(stderr, "unknown flag '{}'\n", f);
       return 2;

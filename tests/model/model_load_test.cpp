@@ -65,7 +65,7 @@ TEST_F(ModelLoadTest, RegistryKnowsEachArchitectureOnce) {
   ASSERT_NE(model::FindArchitecture("qwen2"), nullptr);
   ASSERT_NE(model::FindArchitecture("qwen3"), nullptr);
   EXPECT_EQ(model::FindArchitecture("gpt9"), nullptr);
-  EXPECT_EQ(model::Architectures().size(), 3u);
+  EXPECT_EQ(model::Architectures().size(), 7u);
 }
 
 TEST_F(ModelLoadTest, MissingTensorRefusedByName) {
@@ -88,7 +88,7 @@ TEST_F(ModelLoadTest, UnknownArchitectureRefusedByName) {
   RandomModelSpec spec;
   spec.architecture = "gpt9";
   const std::string err = LoadError(spec);
-  EXPECT_NE(err.find("unknown architecture 'gpt9' (known: llama, qwen2, qwen3)"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown architecture 'gpt9' (known: llama, qwen2, qwen3, gemma, gemma2, gemma3, bitnet)"), std::string::npos) << err;
 }
 
 TEST_F(ModelLoadTest, MissingHyperParameterRefusedByKey) {

@@ -9,6 +9,47 @@
 
 namespace trit::testing {
 
+RandomModelSpec ArchitecturePreset(const std::string& architecture) {
+  RandomModelSpec s;
+  s.architecture = architecture;
+  // The gemma family and bitnet take their logits from token_embd: smaller
+  // embeddings keep the logits near 10 rather than 100, where float32's own
+  // rounding (~1e-7 relative) stays well under the numpy check's 1e-5.
+  if (architecture.rfind("gemma", 0) == 0 || architecture == "bitnet") s.embd_std = 0.125f;
+  if (architecture == "qwen2") s.qkv_bias = true;
+  if (architecture == "qwen3") s.qk_norm = true;
+  if (architecture == "gemma") {
+    s.tied = true;
+    s.head_dim = 24;  // n_head * head_dim = 96 != n_embd: key_length must be read
+    s.n_rot = 24;
+  }
+  if (architecture == "gemma2") {
+    s.tied = true;
+    s.post_norms = true;
+    s.attn_softcap = 4.0f;   // small caps, so that capping changes the results
+    s.final_softcap = 3.0f;
+    s.sliding_window = 6;
+  }
+  if (architecture == "gemma3") {
+    s.tied = true;
+    s.qk_norm = true;
+    s.post_norms = true;
+    s.n_layer = 7;  // local layers 0-4 and 6, global layer 5
+    s.sliding_window = 5;
+    s.rope_freq_base = 1000000.0f;
+    s.rope_scale_linear = 8.0f;
+  }
+  if (architecture == "bitnet") {
+    s.tied = true;
+    s.sub_norms = true;
+    s.weight_scales = true;
+    s.n_embd = 256;  // rows of TQ1_0 / TQ2_0 blocks are multiples of 256
+    s.n_ff = 512;
+    s.n_rot = 32;
+  }
+  return s;
+}
+
 Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
   gguf::Writer w;
   const std::string a = s.architecture;
@@ -22,11 +63,22 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
       {a + ".attention.head_count", u32(s.n_head)},
       {a + ".attention.head_count_kv", u32(s.n_head_kv)},
       {a + ".rope.dimension_count", u32(s.n_rot)},
-      {a + ".rope.freq_base", gguf::Value(10000.0f)},
+      {a + ".rope.freq_base", gguf::Value(s.rope_freq_base)},
       {a + ".attention.layer_norm_rms_epsilon", gguf::Value(1e-5f)},
       {"tokenizer.ggml.bos_token_id", u32(1)},
       {"tokenizer.ggml.eos_token_id", u32(2)},
   };
+  if (s.head_dim > 0) {
+    meta.emplace_back(a + ".attention.key_length", u32(s.head_dim));
+    meta.emplace_back(a + ".attention.value_length", u32(s.head_dim));
+  }
+  if (s.rope_scale_linear > 0.0f) {
+    meta.emplace_back(a + ".rope.scaling.type", gguf::Value(std::string("linear")));
+    meta.emplace_back(a + ".rope.scaling.factor", gguf::Value(s.rope_scale_linear));
+  }
+  if (s.attn_softcap > 0.0f) meta.emplace_back(a + ".attn_logit_softcapping", gguf::Value(s.attn_softcap));
+  if (s.final_softcap > 0.0f) meta.emplace_back(a + ".final_logit_softcapping", gguf::Value(s.final_softcap));
+  if (s.sliding_window > 0) meta.emplace_back(a + ".attention.sliding_window", u32(s.sliding_window));
   for (auto& [k, v] : meta) {
     if (Status st = w.SetMetadata(k, v); !st.ok()) return st;
   }
@@ -36,7 +88,7 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
   auto add = [&](const std::string& name, int64_t n_cols, int64_t n_rows, float scale, float offset, bool matrix) {
     if (!status.ok() || name == s.skip_tensor) return;
     // n_rows == 0: a vector of n_cols elements.
-    if (name == s.wrong_tensor) n_rows = n_rows / 2;
+    if (name == s.wrong_tensor) (n_rows == 0 ? n_cols : n_rows) /= 2;
     const std::vector<int64_t> shape = n_rows == 0 ? std::vector<int64_t>{n_cols} : std::vector<int64_t>{n_cols, n_rows};
     std::vector<float> v(static_cast<size_t>(n_cols * std::max<int64_t>(n_rows, 1)));
     for (float& x : v) x = offset + scale * normal(rng);
@@ -46,9 +98,9 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
     t.quantize(v.data(), bytes.data(), static_cast<int64_t>(v.size()));
     status = w.AddTensorData(name, t.type, shape, bytes);
   };
-  const int64_t hd = s.n_embd / s.n_head;
+  const int64_t hd = s.head_size();
   const float ws = 1.0f / std::sqrt(static_cast<float>(s.n_embd));
-  add("token_embd.weight", s.n_embd, s.n_vocab, 1.0f, 0.0f, true);
+  add("token_embd.weight", s.n_embd, s.n_vocab, s.embd_std, 0.0f, true);
   add("output_norm.weight", s.n_embd, 0, 0.1f, 1.0f, false);
   if (!s.tied) add("output.weight", s.n_embd, s.n_vocab, ws, 0.0f, true);
   for (int64_t il = 0; il < s.n_layer; ++il) {
@@ -66,11 +118,20 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
       add(p + "attn_q_norm.weight", hd, 0, 0.1f, 1.0f, false);
       add(p + "attn_k_norm.weight", hd, 0, 0.1f, 1.0f, false);
     }
+    if (s.sub_norms) add(p + "attn_sub_norm.weight", s.n_head * hd, 0, 0.1f, 1.0f, false);
     add(p + "attn_output.weight", s.n_head * hd, s.n_embd, ws, 0.0f, true);
+    if (s.post_norms) add(p + "post_attention_norm.weight", s.n_embd, 0, 0.1f, 1.0f, false);
     add(p + "ffn_norm.weight", s.n_embd, 0, 0.1f, 1.0f, false);
     add(p + "ffn_gate.weight", s.n_embd, s.n_ff, ws, 0.0f, true);
     add(p + "ffn_up.weight", s.n_embd, s.n_ff, ws, 0.0f, true);
+    if (s.sub_norms) add(p + "ffn_sub_norm.weight", s.n_ff, 0, 0.1f, 1.0f, false);
     add(p + "ffn_down.weight", s.n_ff, s.n_embd, 1.0f / std::sqrt(static_cast<float>(s.n_ff)), 0.0f, true);
+    if (s.post_norms) add(p + "post_ffw_norm.weight", s.n_embd, 0, 0.1f, 1.0f, false);
+    if (s.weight_scales) {
+      for (const char* m : {"attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down"}) {
+        add(p + m + ".scale", 1, 0, 0.2f, 1.0f, false);
+      }
+    }
   }
   if (!status.ok()) return status;
   return w.WriteFile(path);
