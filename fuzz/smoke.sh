@@ -7,6 +7,10 @@
 # bytes (default 65536): the big seeds then serve as truncated files, the
 # small ones as complete files, and the fuzzer runs thousands of inputs a second.
 #
+# The ELF, PE and Mach-O readers run over the binaries the binfmt tests are
+# built from (tests/formats/binfmt/make_fixtures.sh, into the temporary
+# directory) and, for Mach-O, the ANE .hwx files of the shared data.
+#
 # The tokenizer target runs over the tokenizer test inputs (tests/data/vocab/*.inp),
 # the chat template target over the real templates in tests/data/chat_templates.
 #
@@ -24,7 +28,8 @@ shared="${TRIT_SHARED_DATA:-$repo/../shared/data}"
 if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -G Ninja -DTRIT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
-cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz
+cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz \
+  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -72,3 +77,20 @@ run_fuzzer tokenizer_fuzz "$work/tok-corpus" "$work/tok-seeds"
 
 mkdir -p "$work/chat-corpus"
 run_fuzzer chat_template_fuzz "$work/chat-corpus" "$repo/tests/data/chat_templates"
+
+# Executable formats: seeds are the test fixtures, sorted by format.
+"$repo/tests/formats/binfmt/make_fixtures.sh" "$work/binfmt" >/dev/null 2>&1 || true
+mkdir -p "$work/elf-seeds" "$work/pe-seeds" "$work/macho-seeds" "$work/elf-corpus" "$work/pe-corpus" "$work/macho-corpus"
+n=0
+while IFS= read -r -d '' f; do
+  n=$((n + 1))
+  case "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" in
+    7f454c46) cp "$f" "$work/elf-seeds/$n" ;;
+    4d5a*) cp "$f" "$work/pe-seeds/$n" ;;
+    cffaedfe|cefaedfe|cafebabe|cefaefbe) cp "$f" "$work/macho-seeds/$n" ;;
+  esac
+done < <(find "$work/binfmt" -type f -print0)
+if compgen -G "$shared/ane/*/*.hwx" > /dev/null; then cp "$shared"/ane/*/*.hwx "$work/macho-seeds/"; fi
+run_fuzzer elf_reader_fuzz "$work/elf-corpus" "$work/elf-seeds"
+run_fuzzer pe_reader_fuzz "$work/pe-corpus" "$work/pe-seeds"
+run_fuzzer macho_reader_fuzz "$work/macho-corpus" "$work/macho-seeds"

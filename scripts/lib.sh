@@ -15,6 +15,7 @@ TRIT_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3 python3-venv python3-pip
+  gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 lld llvm
 )
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

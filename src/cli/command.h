@@ -27,6 +27,7 @@ Command AddQuantizeCommand(CLI::App& parent);
 Command AddVerifyCommand(CLI::App& parent);
 Command AddTokenizeCommand(CLI::App& parent);
 Command AddDetokenizeCommand(CLI::App& parent);
+Command AddBundleCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);
