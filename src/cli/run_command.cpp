@@ -146,9 +146,7 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
   std::string answer;
   runtime::GenerateOptions go;
   go.max_tokens = opt.n_predict;
-  for (int32_t id = 0; id < vocab.size(); ++id) {
-    if (vocab.IsEndOfGeneration(id)) go.end_ids.push_back(id);
-  }
+  go.end_ids = vocab.end_of_generation();
   const auto start = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> first_token;
   go.on_token = [&](int32_t id) {

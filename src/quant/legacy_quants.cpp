@@ -31,6 +31,17 @@ float SignedAbsMax(const float* x, int n) {
   return max;
 }
 
+// The smallest and largest of x[0..n): the range the asymmetric types (q4_1,
+// q5_1) spread their levels over.
+void MinMax(const float* x, int n, float* min, float* max) {
+  *min = FLT_MAX;
+  *max = -FLT_MAX;
+  for (int j = 0; j < n; ++j) {
+    if (x[j] < *min) *min = x[j];
+    if (x[j] > *max) *max = x[j];
+  }
+}
+
 }  // namespace
 
 // --- Dequantization ---
@@ -154,12 +165,9 @@ void QuantizeRowQ4_1(const float* src, void* dst, int64_t n) {
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQK4_1;
     BlockQ4_1& b = blocks[i];
-    float min = FLT_MAX;
-    float max = -FLT_MAX;
-    for (int j = 0; j < kQK4_1; ++j) {
-      if (x[j] < min) min = x[j];
-      if (x[j] > max) max = x[j];
-    }
+    float min = 0.0f;
+    float max = 0.0f;
+    MinMax(x, kQK4_1, &min, &max);
     // 16 levels spread over [min, max].
     const float d = (max - min) / 15;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -204,12 +212,9 @@ void QuantizeRowQ5_1(const float* src, void* dst, int64_t n) {
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQK5_1;
     BlockQ5_1& b = blocks[i];
-    float min = FLT_MAX;
-    float max = -FLT_MAX;
-    for (int j = 0; j < kQK5_1; ++j) {
-      if (x[j] < min) min = x[j];
-      if (x[j] > max) max = x[j];
-    }
+    float min = 0.0f;
+    float max = 0.0f;
+    MinMax(x, kQK5_1, &min, &max);
     const float d = (max - min) / 31;
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     StoreF16(b.d, d);

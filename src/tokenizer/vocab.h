@@ -95,6 +95,7 @@ class Vocab {
   // End-of-generation tokens (eos, eot, eom and control tokens such as
   // <|im_end|> or <end_of_turn> when present).
   bool IsEndOfGeneration(TokenId id) const;
+  const std::vector<TokenId>& end_of_generation() const { return end_of_generation_; }
 
  private:
   ModelType model_ = ModelType::kSpm;
