@@ -15,7 +15,7 @@ namespace trit::model {
 struct Architecture {
   std::string_view name;  // as in general.architecture
   // Reads hyper-parameters, binds weights and takes ownership of the mapping.
-  Expected<std::unique_ptr<Model>> (*load)(gguf::File file);
+  Expected<std::unique_ptr<Model>> (*load)(gguf::File file, const LoadOptions& options);
 };
 
 const Architecture& LlamaArchitecture();

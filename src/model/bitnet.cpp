@@ -16,7 +16,7 @@
 namespace trit::model {
 namespace {
 
-Expected<std::unique_ptr<Model>> LoadBitnet(gguf::File file) {
+Expected<std::unique_ptr<Model>> LoadBitnet(gguf::File file, const LoadOptions& load) {
   Expected<HParams> h = ReadHParams(file, "bitnet", kernels::RopeMode::kNeox);
   if (!h.ok()) return h.status();
   if (h->q_dim() != h->n_embd) {
@@ -35,7 +35,7 @@ Expected<std::unique_ptr<Model>> LoadBitnet(gguf::File file) {
   options.weight_scales = true;
   options.embd_output = true;
   options.ffn_activation = FfnActivation::kSilu;
-  return BuildDecoder(std::move(file), std::move(*h), options);
+  return BuildDecoder(std::move(file), std::move(*h), options, load);
 }
 
 }  // namespace

@@ -62,18 +62,21 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
 }
 
 Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string& architecture,
-                                             kernels::RopeMode rope_mode, const DecoderOptions& options) {
+                                             kernels::RopeMode rope_mode, const DecoderOptions& options,
+                                             const LoadOptions& load) {
   Expected<HParams> h = ReadHParams(file, architecture, rope_mode);
   if (!h.ok()) return h.status();
-  return BuildDecoder(std::move(file), std::move(*h), options);
+  return BuildDecoder(std::move(file), std::move(*h), options, load);
 }
 
-Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options) {
+Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options,
+                                              const LoadOptions& load) {
   TRIT_CHECK(hparams.swa_layers.size() == static_cast<size_t>(hparams.n_layer));
   Expected<DecoderWeights> w = BindDecoderWeights(file, hparams, options);
   if (!w.ok()) return w.status();
   return std::unique_ptr<Model>(
-      std::make_unique<DecoderModel>(std::move(file), std::move(hparams), std::move(*w), options));
+      std::make_unique<DecoderModel>(std::move(file), std::move(hparams), std::move(*w), options,
+                                     kernels::OpsFor(load.kernels)));
 }
 
 namespace {
@@ -109,9 +112,9 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   for (int64_t r = 0; r < n; ++r) {
     kernels::RmsNorm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
   }
-  kernels::MatMul(l.wq, hn.data(), n, q.data(), pool);
-  kernels::MatMul(l.wk, hn.data(), n, k.data(), pool);
-  kernels::MatMul(l.wv, hn.data(), n, v.data(), pool);
+  ops_.matmul(l.wq, hn.data(), n, q.data(), pool);
+  ops_.matmul(l.wk, hn.data(), n, k.data(), pool);
+  ops_.matmul(l.wv, hn.data(), n, v.data(), pool);
   ApplyScale(l.wq_scale, n * h.q_dim(), q.data());
   ApplyScale(l.wk_scale, n * h.kv_dim(), k.data());
   ApplyScale(l.wv_scale, n * h.kv_dim(), v.data());
@@ -158,7 +161,7 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   });
   NormRows(l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());
   std::vector<float> out(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
-  kernels::MatMul(l.wo, attn.data(), n, out.data(), pool);
+  ops_.matmul(l.wo, attn.data(), n, out.data(), pool);
   ApplyScale(l.wo_scale, n * h.n_embd, out.data());
   NormRows(l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data());
   kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
@@ -173,8 +176,8 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vec
   for (int64_t r = 0; r < n; ++r) {
     kernels::RmsNorm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
   }
-  kernels::MatMul(l.gate, hn.data(), n, gate.data(), pool);
-  kernels::MatMul(l.up, hn.data(), n, up.data(), pool);
+  ops_.matmul(l.gate, hn.data(), n, gate.data(), pool);
+  ops_.matmul(l.up, hn.data(), n, up.data(), pool);
   ApplyScale(l.gate_scale, n * h.n_ff, gate.data());
   ApplyScale(l.up_scale, n * h.n_ff, up.data());
   switch (options_.ffn_activation) {
@@ -182,7 +185,7 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vec
     case FfnActivation::kGelu: kernels::GeGlu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
   }
   NormRows(l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data());
-  kernels::MatMul(l.down, gate.data(), n, hn.data(), pool);
+  ops_.matmul(l.down, gate.data(), n, hn.data(), pool);
   ApplyScale(l.down_scale, n * h.n_embd, hn.data());
   NormRows(l.ffn_post_norm, n, h.n_embd, h.rms_eps, hn.data());
   kernels::Add(x.data(), hn.data(), n * h.n_embd, x.data());
@@ -211,7 +214,7 @@ void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool
     TRIT_CHECK(r >= 0 && r < n);
     kernels::RmsNorm(&x[r * h.n_embd], weights_.output_norm, h.n_embd, h.rms_eps, &hn[i * h.n_embd]);
   }
-  kernels::MatMul(weights_.output, hn.data(), n_out, logits, pool);
+  ops_.matmul(weights_.output, hn.data(), n_out, logits, pool);
   if (h.final_softcap > 0.0f) kernels::SoftCapRow(logits, n_out * h.n_vocab, h.final_softcap);
 }
 

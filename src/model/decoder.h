@@ -87,8 +87,13 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
 
 class DecoderModel final : public Model {
  public:
-  DecoderModel(gguf::File file, HParams hparams, DecoderWeights weights, const DecoderOptions& options)
-      : file_(std::move(file)), hparams_(std::move(hparams)), weights_(std::move(weights)), options_(options) {}
+  DecoderModel(gguf::File file, HParams hparams, DecoderWeights weights, const DecoderOptions& options,
+               const kernels::Ops& ops)
+      : file_(std::move(file)),
+        hparams_(std::move(hparams)),
+        weights_(std::move(weights)),
+        options_(options),
+        ops_(ops) {}
 
   const HParams& hparams() const override { return hparams_; }
   void Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool& pool, float* logits) const override;
@@ -104,13 +109,16 @@ class DecoderModel final : public Model {
   HParams hparams_;
   DecoderWeights weights_;
   DecoderOptions options_;
+  const kernels::Ops& ops_;  // the kernel set chosen at load
 };
 
 // Reads hyper-parameters, binds weights and builds the model: the body of an
 // architecture's `load`.
 Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string& architecture,
-                                             kernels::RopeMode rope_mode, const DecoderOptions& options);
+                                             kernels::RopeMode rope_mode, const DecoderOptions& options,
+                                             const LoadOptions& load);
 // The same from hyper-parameters the architecture has read and completed.
-Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options);
+Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options,
+                                              const LoadOptions& load);
 
 }  // namespace trit::model

@@ -12,14 +12,14 @@
 namespace trit::model {
 namespace {
 
-Expected<std::unique_ptr<Model>> LoadGemma(gguf::File file) {
+Expected<std::unique_ptr<Model>> LoadGemma(gguf::File file, const LoadOptions& load) {
   Expected<HParams> h = ReadHParams(file, "gemma", kernels::RopeMode::kNeox);
   if (!h.ok()) return h.status();
   h->embd_scale = std::sqrt(static_cast<float>(h->n_embd));
   DecoderOptions options;
   options.embd_output = true;
   options.ffn_activation = FfnActivation::kGelu;
-  return BuildDecoder(std::move(file), std::move(*h), options);
+  return BuildDecoder(std::move(file), std::move(*h), options, load);
 }
 
 }  // namespace

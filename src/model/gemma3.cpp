@@ -15,7 +15,7 @@
 namespace trit::model {
 namespace {
 
-Expected<std::unique_ptr<Model>> LoadGemma3(gguf::File file) {
+Expected<std::unique_ptr<Model>> LoadGemma3(gguf::File file, const LoadOptions& load) {
   Expected<HParams> h = ReadHParams(file, "gemma3", kernels::RopeMode::kNeox);
   if (!h.ok()) return h.status();
   h->embd_scale = std::sqrt(static_cast<float>(h->n_embd));
@@ -33,7 +33,7 @@ Expected<std::unique_ptr<Model>> LoadGemma3(gguf::File file) {
   options.post_norms = true;
   options.embd_output = true;
   options.ffn_activation = FfnActivation::kGelu;
-  return BuildDecoder(std::move(file), std::move(*h), options);
+  return BuildDecoder(std::move(file), std::move(*h), options, load);
 }
 
 }  // namespace

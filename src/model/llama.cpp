@@ -5,11 +5,11 @@
 namespace trit::model {
 namespace {
 
-Expected<std::unique_ptr<Model>> LoadLlama(gguf::File file) {
+Expected<std::unique_ptr<Model>> LoadLlama(gguf::File file, const LoadOptions& load) {
   DecoderOptions options;
   options.qkv_bias = false;
   options.qk_norm = false;
-  return LoadDecoder(std::move(file), "llama", kernels::RopeMode::kNormal, options);
+  return LoadDecoder(std::move(file), "llama", kernels::RopeMode::kNormal, options, load);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "base/status.h"
 #include "base/thread_pool.h"
 #include "kernels/attention.h"
+#include "kernels/kernel_set.h"
 #include "model/hparams.h"
 
 namespace trit::model {
@@ -44,9 +45,14 @@ class Model {
   virtual void Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool& pool, float* logits) const = 0;
 };
 
+// How a model is loaded: which kernels its forward pass runs.
+struct LoadOptions {
+  kernels::KernelSet kernels = kernels::KernelSet::kOptimized;
+};
+
 // Opens `path`, finds its architecture (general.architecture) in the
 // registry and binds its weights. Errors name the file and the architecture,
 // tensor or key that is wrong.
-Expected<std::unique_ptr<Model>> LoadModel(const std::string& path);
+Expected<std::unique_ptr<Model>> LoadModel(const std::string& path, const LoadOptions& options = {});
 
 }  // namespace trit::model

@@ -5,11 +5,11 @@
 namespace trit::model {
 namespace {
 
-Expected<std::unique_ptr<Model>> LoadQwen2(gguf::File file) {
+Expected<std::unique_ptr<Model>> LoadQwen2(gguf::File file, const LoadOptions& load) {
   DecoderOptions options;
   options.qkv_bias = true;
   options.qk_norm = false;
-  return LoadDecoder(std::move(file), "qwen2", kernels::RopeMode::kNeox, options);
+  return LoadDecoder(std::move(file), "qwen2", kernels::RopeMode::kNeox, options, load);
 }
 
 }  // namespace

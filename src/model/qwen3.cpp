@@ -5,11 +5,11 @@
 namespace trit::model {
 namespace {
 
-Expected<std::unique_ptr<Model>> LoadQwen3(gguf::File file) {
+Expected<std::unique_ptr<Model>> LoadQwen3(gguf::File file, const LoadOptions& load) {
   DecoderOptions options;
   options.qkv_bias = false;
   options.qk_norm = true;
-  return LoadDecoder(std::move(file), "qwen3", kernels::RopeMode::kNeox, options);
+  return LoadDecoder(std::move(file), "qwen3", kernels::RopeMode::kNeox, options, load);
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ const Architecture* FindArchitecture(std::string_view name) {
   return nullptr;
 }
 
-Expected<std::unique_ptr<Model>> LoadModel(const std::string& path) {
+Expected<std::unique_ptr<Model>> LoadModel(const std::string& path, const LoadOptions& options) {
   Expected<gguf::File> file = gguf::File::Open(path);
   if (!file.ok()) return file.status();
   Expected<std::string> name = file->GetString("general.architecture");
@@ -31,7 +31,7 @@ Expected<std::unique_ptr<Model>> LoadModel(const std::string& path) {
     for (const Architecture* a : Architectures()) known += fmt::format("{}{}", known.empty() ? "" : ", ", a->name);
     return Error(ErrorCode::kUnsupported, "{}: unknown architecture '{}' (known: {})", path, *name, known);
   }
-  Expected<std::unique_ptr<Model>> model = arch->load(std::move(*file));
+  Expected<std::unique_ptr<Model>> model = arch->load(std::move(*file), options);
   if (!model.ok()) return model.status().WithContext(path);
   return model;
 }

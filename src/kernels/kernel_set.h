@@ -1,0 +1,30 @@
+// Which implementation of the hot kernels a model runs. The reference set is
+// the scalar oracle every optimized kernel is tested against; the optimized
+// set is what `cpu` runs. A model is bound to one set when it is loaded, so
+// two engines can hold the same file with different kernels side by side.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "base/thread_pool.h"
+#include "kernels/matmul.h"
+
+namespace trit::kernels {
+
+enum class KernelSet { kOptimized, kReference };
+
+std::string_view KernelSetName(KernelSet set);
+std::optional<KernelSet> ParseKernelSet(std::string_view name);
+
+// The entry points a forward pass calls through. Each keeps the contract of
+// its reference declaration (matmul.h): a row's result does not depend on the
+// batch size or the thread count.
+struct Ops {
+  void (*matmul)(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool) = nullptr;
+};
+
+const Ops& OpsFor(KernelSet set);
+
+}  // namespace trit::kernels
