@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "formats/binfmt/binary_view.h"
+#include "formats/macho/macho_file.h"
 
 namespace trit::macho {
 namespace {
@@ -14,13 +15,12 @@ namespace {
 using binfmt::BinaryView;
 using binfmt::ByteOrder;
 
-constexpr uint32_t kMagic32 = 0xfeedface, kMagic64 = 0xfeedfacf, kMagicHwx = 0xbeefface;
 constexpr uint32_t kFatMagic = 0xcafebabe, kFatMagic64 = 0xcafebabf;
 // Java class files (same magic) have a major version >= 45 where nfat_arch would be,
 // so a count below 20 (the bound file(1) uses) tells them apart.
 constexpr uint32_t kMaxFatArchs = 19;
 constexpr uint32_t kLcReqDyld = 0x80000000;
-constexpr uint32_t kLcSymtab = 0x2, kLcLoadDylib = 0xc, kLcIdDylib = 0xd, kLcLoadWeakDylib = 0x18 | kLcReqDyld,
+constexpr uint32_t kLcLoadDylib = 0xc, kLcIdDylib = 0xd, kLcLoadWeakDylib = 0x18 | kLcReqDyld,
                    kLcRpath = 0x1c | kLcReqDyld, kLcReexportDylib = 0x1f | kLcReqDyld, kLcLazyLoadDylib = 0x20,
                    kLcDyldInfo = 0x22, kLcDyldInfoOnly = 0x22 | kLcReqDyld, kLcLoadUpwardDylib = 0x23 | kLcReqDyld,
                    kLcDyldExportsTrie = 0x33 | kLcReqDyld;
@@ -82,7 +82,7 @@ class ThinParser {
   BinaryView v_;
   uint64_t base_;
   bool is64_ = true;
-  uint32_t symoff_ = 0, nsyms_ = 0, stroff_ = 0, strsize_ = 0;
+  SymtabCommand symtab_;
   bool has_symtab_ = false;
 };
 
@@ -147,35 +147,21 @@ Status ThinParser::ReadExportTrie(uint64_t offset, uint64_t size, binfmt::Image*
 
 Status ThinParser::ReadSymtab(binfmt::Image* image, bool with_exports) const {
   if (!has_symtab_) return Status::Ok();
-  const uint64_t entry = is64_ ? 16 : 12;
-  TRIT_RETURN_IF_ERROR(v_.Need(symoff_, uint64_t{nsyms_} * entry, "symbol table (LC_SYMTAB symoff, nsyms)"));
-  TRIT_RETURN_IF_ERROR(v_.Need(stroff_, strsize_, "string table (LC_SYMTAB stroff, strsize)"));
-  for (uint64_t i = 0; i < nsyms_; ++i) {
-    const uint64_t at = symoff_ + i * entry;
-    uint32_t strx = 0;
-    uint8_t type = 0;
-    uint64_t value = 0;
-    TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at, &strx, "n_strx"));
-    TRIT_RETURN_IF_ERROR(v_.Read<uint8_t>(at + 4, &type, "n_type"));
-    if (is64_) {
-      TRIT_RETURN_IF_ERROR(v_.Read<uint64_t>(at + 8, &value, "n_value"));
-    } else {
-      uint32_t v32 = 0;
-      TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 8, &v32, "n_value"));
-      value = v32;
-    }
-    if ((type & 0xe0) != 0 || (type & 0x01) == 0) continue;  // debugging entry, or not external
+  // Only external, non-debugging entries: undefined ones (N_UNDF with value 0,
+  // not a common symbol) are imports; N_SECT, N_INDR, N_ABS are exports.
+  auto classify = [with_exports](uint8_t type, uint64_t value) {
+    if ((type & 0xe0) != 0 || (type & 0x01) == 0) return 0;
     const uint8_t kind = type & 0x0e;
-    const bool undefined = kind == 0 && value == 0;  // N_UNDF with value 0 (not a common symbol)
-    const bool defined = kind == 0x0e || kind == 0x0a || kind == 0x02;  // N_SECT, N_INDR, N_ABS
-    if (!undefined && !(with_exports && defined)) continue;
-    if (strx >= strsize_) {
-      return Error(ErrorCode::kCorrupt, "n_strx of symbol {} at byte {}: {} is past the string table ({} bytes)", i,
-                   At(at), strx, strsize_);
-    }
-    std::string name;
-    TRIT_RETURN_IF_ERROR(v_.ReadCString(uint64_t{stroff_} + strx, uint64_t{stroff_} + strsize_, &name, "n_strx"));
-    (undefined ? image->imported : image->exported).push_back(std::move(name));
+    if (kind == 0 && value == 0) return 1;
+    if (with_exports && (kind == 0x0e || kind == 0x0a || kind == 0x02)) return 2;
+    return 0;
+  };
+  Expected<std::vector<Symbol>> symbols =
+      ReadSymbols(v_, symtab_, is64_, base_, [&](uint8_t type, uint64_t value) { return classify(type, value) != 0; });
+  if (!symbols.ok()) return symbols.status();
+  for (Symbol& sym : *symbols) {
+    const int kind = classify(sym.type, sym.value);
+    if (kind != 0) (kind == 1 ? image->imported : image->exported).push_back(std::move(sym.name));
   }
   return Status::Ok();
 }
@@ -183,37 +169,19 @@ Status ThinParser::ReadSymtab(binfmt::Image* image, bool with_exports) const {
 Expected<binfmt::Image> ThinParser::Parse() {
   binfmt::Image image;
   image.format = binfmt::Format::kMachO;
-  uint32_t magic_le = 0;
-  TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(0, &magic_le, "Mach-O magic"));
-  // The view's order was chosen by the caller from the magic.
-  const bool hwx = magic_le == kMagicHwx;
-  is64_ = magic_le == kMagic64 || hwx;
+  Expected<Header> header = ReadHeader(v_);
+  if (!header.ok()) return header.status();
+  is64_ = header->is64;
   image.bits = is64_ ? 64 : 32;
   image.big_endian = v_.order() == ByteOrder::kBig;
-  uint32_t cputype = 0, filetype = 0, ncmds = 0, sizeofcmds = 0;
-  TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(4, &cputype, "cputype"));
-  TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(12, &filetype, "filetype"));
-  TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(16, &ncmds, "ncmds"));
-  TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(20, &sizeofcmds, "sizeofcmds"));
-  image.arch = hwx ? fmt::format("ane (hwx, cputype {:#x})", cputype) : CpuName(cputype);
-  image.kind = FileTypeName(filetype);
-  const uint64_t first = is64_ ? 32 : 28;
-  TRIT_RETURN_IF_ERROR(v_.Need(first, sizeofcmds, "load commands (sizeofcmds)"));
-  const uint64_t cmds_end = first + sizeofcmds;
+  image.arch = header->hwx ? fmt::format("ane (hwx, cputype {:#x})", header->cputype) : CpuName(header->cputype);
+  image.kind = FileTypeName(header->filetype);
+  Expected<std::vector<LoadCommand>> commands = ReadLoadCommands(v_, *header, base_);
+  if (!commands.ok()) return commands.status();
   uint64_t trie_off = 0, trie_size = 0;
-  uint64_t at = first;
-  for (uint32_t i = 0; i < ncmds; ++i) {
-    uint32_t cmd = 0, cmdsize = 0;
-    if (at + 8 > cmds_end) {
-      return Error(ErrorCode::kCorrupt, "load command {} at byte {}: past sizeofcmds ({} bytes of commands)", i, At(at),
-                   sizeofcmds);
-    }
-    TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at, &cmd, "cmd"));
-    TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 4, &cmdsize, "cmdsize"));
-    if (cmdsize < 8 || cmdsize > cmds_end - at) {
-      return Error(ErrorCode::kCorrupt, "cmdsize of load command {} at byte {}: {} is below 8 or past sizeofcmds", i,
-                   At(at + 4), cmdsize);
-    }
+  for (const LoadCommand& lc : *commands) {
+    const uint32_t cmd = lc.cmd, cmdsize = lc.size;
+    const uint64_t at = lc.offset;
     switch (cmd) {
       case kLcLoadDylib:
       case kLcLoadWeakDylib:
@@ -236,12 +204,9 @@ Expected<binfmt::Image> ThinParser::Parse() {
         break;
       }
       case kLcSymtab: {
-        TRIT_RETURN_IF_ERROR(v_.Need(at, 24, "LC_SYMTAB"));
-        if (cmdsize < 24) return Error(ErrorCode::kCorrupt, "LC_SYMTAB at byte {}: cmdsize {} < 24", At(at), cmdsize);
-        TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 8, &symoff_, "symoff"));
-        TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 12, &nsyms_, "nsyms"));
-        TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 16, &stroff_, "stroff"));
-        TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 20, &strsize_, "strsize"));
+        Expected<SymtabCommand> st = ReadSymtabCommand(v_, lc, base_);
+        if (!st.ok()) return st.status();
+        symtab_ = *st;
         has_symtab_ = true;
         break;
       }
@@ -266,7 +231,6 @@ Expected<binfmt::Image> ThinParser::Parse() {
       }
       default: break;
     }
-    at += cmdsize;
   }
   if (trie_size > 0) {
     Status s = ReadExportTrie(trie_off, trie_size, &image);
@@ -277,24 +241,10 @@ Expected<binfmt::Image> ThinParser::Parse() {
 }
 
 Expected<binfmt::Image> ReadThin(std::span<const uint8_t> bytes, uint64_t base) {
-  if (bytes.size() < 4) {
-    return Error(ErrorCode::kCorrupt, "truncated: Mach-O magic at byte {} needs 4 bytes, slice has {}", base,
-                 bytes.size());
-  }
-  uint32_t le = 0;
-  TRIT_RETURN_IF_ERROR(BinaryView(bytes, ByteOrder::kLittle).Read<uint32_t>(0, &le, "Mach-O magic"));
-  ByteOrder order = ByteOrder::kLittle;
-  if (le != kMagic32 && le != kMagic64 && le != kMagicHwx) {
-    uint32_t be = 0;
-    TRIT_RETURN_IF_ERROR(BinaryView(bytes, ByteOrder::kBig).Read<uint32_t>(0, &be, "Mach-O magic"));
-    if (be != kMagic32 && be != kMagic64 && be != kMagicHwx) {
-      return Error(ErrorCode::kCorrupt, "Mach-O magic at byte {}: {:#010x} is not a Mach-O header", base, le);
-    }
-    order = ByteOrder::kBig;
-  }
-  ThinParser parser(BinaryView(bytes, order), base);
-  Expected<binfmt::Image> image = parser.Parse();
-  return image;
+  Expected<BinaryView> view = ThinView(bytes, base);
+  if (!view.ok()) return view.status();
+  ThinParser parser(*view, base);
+  return parser.Parse();
 }
 
 bool IsThinMagic(uint32_t le) {
