@@ -50,6 +50,9 @@ struct Alias {
 struct Note {
   uint64_t offset = 0;
   std::string what;
+  // true: something unknown or inconsistent (a value, a cross-check);
+  // false: a part that is understood to be there but is not decoded.
+  bool inconsistent = true;
 };
 
 struct HwxFile {

@@ -49,7 +49,8 @@ class Reader {
   Expected<HwxFile> Read();
 
  private:
-  void Note(uint64_t offset, std::string what) { f_.notes.push_back({offset, std::move(what)}); }
+  void Note(uint64_t offset, std::string what) { f_.notes.push_back({offset, std::move(what), true}); }
+  void NotDecoded(uint64_t offset, std::string what) { f_.notes.push_back({offset, std::move(what), false}); }
   Status ReadThread(const macho::LoadCommand& c);
   Status ReadIdent(const macho::LoadCommand& c);
   Status ReadBufferName(const macho::LoadCommand& c, uint64_t name_field, uint64_t address_field, bool address64);
@@ -75,11 +76,11 @@ Status Reader::ReadThread(const macho::LoadCommand& c) {
                  count, c.size);
   }
   if (flavor != kThreadFlavorTask) {
-    Note(c.offset, fmt::format("LC_THREAD flavor {} ({} words): per-buffer state, not decoded", flavor, count));
+    NotDecoded(c.offset, fmt::format("LC_THREAD flavor {} ({} words): per-buffer state, not decoded", flavor, count));
     return Status::Ok();
   }
   if (have_task_state_) {
-    Note(c.offset, "a second LC_THREAD flavor 1 (task state): ignored, the first one is used");
+    NotDecoded(c.offset, "a second LC_THREAD flavor 1 (task state): ignored, the first one is used");
     return Status::Ok();
   }
   const uint64_t state = c.offset + 16;
@@ -161,7 +162,7 @@ Status Reader::TextSegment(const macho::Segment& s) {
     } else if (sec.sectname == "__const") {
       weights = &sec;
     } else {
-      Note(sec.header_offset, fmt::format("section __TEXT,{}: not decoded", binfmt::Printable(sec.sectname)));
+      NotDecoded(sec.header_offset, fmt::format("section __TEXT,{}: not decoded", binfmt::Printable(sec.sectname)));
     }
   }
   if (text == nullptr) return Error(ErrorCode::kCorrupt, "__TEXT segment at byte {} has no __text section", s.command_offset);
@@ -346,8 +347,10 @@ Expected<HwxFile> Reader::Read() {
           TRIT_RETURN_IF_ERROR(TextSegment(*s));
         } else if (s->name == "__FVMLIB") {
           BufferSegment(*s);
-        } else if (s->name != "__PAGEZERO" && s->name != "__DEBUG") {
-          Note(c.offset, fmt::format("segment '{}': not decoded", binfmt::Printable(s->name)));
+        } else if (s->name == "__DEBUG") {
+          NotDecoded(c.offset, "segment __DEBUG (newer compilers' debug info): not decoded");
+        } else if (s->name != "__PAGEZERO") {
+          NotDecoded(c.offset, fmt::format("segment '{}': not decoded", binfmt::Printable(s->name)));
         }
         break;
       }
@@ -362,7 +365,7 @@ Expected<HwxFile> Reader::Read() {
       case macho::kLcIdent: TRIT_RETURN_IF_ERROR(ReadIdent(c)); break;
       case macho::kLcLoadFvmlib: TRIT_RETURN_IF_ERROR(ReadBufferName(c, 8, 16, false)); break;
       case kLcBufferName: TRIT_RETURN_IF_ERROR(ReadBufferName(c, 8, 16, true)); break;
-      default: Note(c.offset, fmt::format("load command {:#x} ({} bytes): not decoded", c.cmd, c.size)); break;
+      default: NotDecoded(c.offset, fmt::format("load command {:#x} ({} bytes): not decoded", c.cmd, c.size)); break;
     }
   }
   if (!have_text_) return Error(ErrorCode::kCorrupt, "no __TEXT segment with a __text section (the task descriptors)");
