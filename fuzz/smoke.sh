@@ -9,7 +9,9 @@
 #
 # The ELF, PE and Mach-O readers run over the binaries the binfmt tests are
 # built from (tests/formats/binfmt/make_fixtures.sh, into the temporary
-# directory) and, for Mach-O, the ANE .hwx files of the shared data.
+# directory) and, for Mach-O, the ANE .hwx files of the shared data. The ANE
+# readers of `trit hwx` (hwx_reader_fuzz) run over the .hwx and .ane files of
+# the shared data and tests/data/ane.
 #
 # The tokenizer target runs over the tokenizer test inputs (tests/data/vocab/*.inp),
 # the chat template target over the real templates in tests/data/chat_templates.
@@ -29,7 +31,7 @@ if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -G Ninja -DTRIT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz \
-  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz
+  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -94,3 +96,11 @@ if compgen -G "$shared/ane/*/*.hwx" > /dev/null; then cp "$shared"/ane/*/*.hwx "
 run_fuzzer elf_reader_fuzz "$work/elf-corpus" "$work/elf-seeds"
 run_fuzzer pe_reader_fuzz "$work/pe-corpus" "$work/pe-seeds"
 run_fuzzer macho_reader_fuzz "$work/macho-corpus" "$work/macho-seeds"
+
+# ANE readers: every .hwx and .ane of the shared data, and tests/data/ane.
+mkdir -p "$work/hwx-seeds" "$work/hwx-corpus"
+cp "$repo"/tests/data/ane/*.hwx "$work/hwx-seeds/"
+while IFS= read -r -d '' f; do
+  cp "$f" "$work/hwx-seeds/$(echo "$f" | tr '/' '_')"
+done < <(find "$shared/ane" -type f \( -name '*.hwx*' -o -name '*.ane' \) -print0 2>/dev/null)
+run_fuzzer hwx_reader_fuzz "$work/hwx-corpus" "$work/hwx-seeds"
