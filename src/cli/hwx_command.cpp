@@ -10,6 +10,7 @@
 #include "base/atomic_file.h"
 #include "cli/command.h"
 #include "cli/hwx_report.h"
+#include "formats/binfmt/binary_view.h"
 #include "formats/hwx/ane_file.h"
 #include "formats/hwx/clean.h"
 #include "formats/hwx/diff.h"
@@ -28,6 +29,11 @@ struct FileOptions {
 
 void Print(const std::string& text) { std::fwrite(text.data(), 1, text.size(), stdout); }
 
+// Names come from the file: bytes that are not UTF-8 are replaced, not thrown on.
+std::string Dump(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 Expected<HwxInput> LoadOrReport(const std::string& path) {
   Expected<HwxInput> in = LoadHwxInput(path);
   if (!in.ok()) PrintError(in.status().message());
@@ -37,14 +43,14 @@ Expected<HwxInput> LoadOrReport(const std::string& path) {
 int RunInspect(const FileOptions& o) {
   Expected<HwxInput> in = LoadOrReport(o.path);
   if (!in.ok()) return kExitFailure;
-  Print(o.json ? InspectJson(*in).dump(2) + "\n" : InspectText(*in));
+  Print(o.json ? Dump(InspectJson(*in)) : InspectText(*in));
   return kExitSuccess;
 }
 
 int RunRegs(const FileOptions& o) {
   Expected<HwxInput> in = LoadOrReport(o.path);
   if (!in.ok()) return kExitFailure;
-  Print(o.json ? RegsJson(*in).dump(2) + "\n" : RegsText(*in));
+  Print(o.json ? Dump(RegsJson(*in)) : RegsText(*in));
   return kExitSuccess;
 }
 
@@ -63,7 +69,7 @@ int RunDiff(const DiffCliOptions& o) {
   hwx::DiffOptions options;
   options.absent_as_zero = o.absent_as_zero;
   const std::vector<hwx::Difference> diffs = hwx::DiffChains(a->descriptors(), b->descriptors(), options);
-  Print(o.json ? DiffJson(diffs, *a, *b).dump(2) + "\n" : DiffText(diffs, *a, *b));
+  Print(o.json ? Dump(DiffJson(diffs, *a, *b)) : DiffText(diffs, *a, *b));
   return diffs.empty() ? kExitSuccess : kExitFailure;
 }
 
@@ -139,8 +145,8 @@ int RunConvert(const ConvertOptions& o) {
   if (!c->matches_anecc) {
     std::string ours, theirs;
     for (size_t i = 0; i < f.buffers.size(); ++i) {
-      ours += fmt::format(" {}={}", f.buffers[i].name, c->slots[i]);
-      theirs += fmt::format(" {}={}", f.buffers[i].name, c->anecc_slots[i]);
+      ours += fmt::format(" {}={}", binfmt::Printable(f.buffers[i].name), c->slots[i]);
+      theirs += fmt::format(" {}={}", binfmt::Printable(f.buffers[i].name), c->anecc_slots[i]);
     }
     std::fprintf(stderr,
                  "trit: note: %s's BAR table does not put outputs first: its descriptors address the buffers at slots%s, "
@@ -157,7 +163,7 @@ int RunConvert(const ConvertOptions& o) {
   std::string slots;
   const std::vector<int>& used = o.anecc_compat ? c->anecc_slots : c->slots;
   for (size_t i = 0; i < f.buffers.size(); ++i) {
-    slots += fmt::format(" {} ({}) slot {};", f.buffers[i].name, hwx::BufferRoleName(f.buffers[i].role), used[i]);
+    slots += fmt::format(" {} ({}) slot {};", binfmt::Printable(f.buffers[i].name), hwx::BufferRoleName(f.buffers[i].role), used[i]);
   }
   Print(fmt::format("wrote {}: {} bytes, {} descriptor(s) ({} layout, first {:#x} bytes), weights {:#x} bytes;{}\n",
                     o.out, c->bytes.size(), f.descriptors.size(), ChainLayout(f.descriptors), f.descriptors.front().size,

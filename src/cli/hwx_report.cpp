@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "formats/binfmt/binary_view.h"
 #include "formats/hwx/clean.h"
 #include "formats/hwx/registers.h"
 
@@ -144,13 +145,13 @@ std::string InspectText(const HwxInput& in) {
                    f.weights_offset);
   t += "buffers:\n";
   for (const hwx::Buffer& b : f.buffers) {
-    t += fmt::format("  {} {} BAR {} {} {} ({:#x} bytes at {:#x})\n", b.name, hwx::BufferRoleName(b.role),
+    t += fmt::format("  {} {} BAR {} {} {} ({:#x} bytes at {:#x})\n", binfmt::Printable(b.name), hwx::BufferRoleName(b.role),
                      b.bar >= 0 ? std::to_string(b.bar) : std::string("-"), Shape(b),
-                     b.type_name.empty() ? "?" : b.type_name, b.size, b.address);
+                     b.type_name.empty() ? "?" : binfmt::Printable(b.type_name), b.size, b.address);
   }
   if (!f.aliases.empty()) {
     t += "aliases and internal buffers (not model tensors):";
-    for (const hwx::Alias& a : f.aliases) t += " " + a.name;
+    for (const hwx::Alias& a : f.aliases) t += fmt::format(" {}", binfmt::Printable(a.name));
     t += "\n";
   }
   for (const hwx::Note& n : f.notes) {

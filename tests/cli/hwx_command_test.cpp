@@ -229,5 +229,22 @@ TEST_F(HwxCommand, ConvertLocalFileAndErrors) {
   EXPECT_EQ(r.exit_code, 2);
 }
 
+// A buffer name that is not UTF-8 (every occurrence, so the file stays
+// consistent): text output escapes it, JSON replaces it; nothing throws.
+TEST_F(HwxCommand, NonUtf8NamesAreEscaped) {
+  std::string bytes = Slurp(Local("concat.hwx"));
+  for (size_t at = bytes.find("input_1"); at != std::string::npos; at = bytes.find("input_1", at)) bytes[at + 5] = '\xff';
+  std::ofstream(Out("odd.hwx"), std::ios::binary) << bytes;
+  RunResult r = RunTrit({"hwx", "inspect", Out("odd.hwx"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = Json(r);
+  EXPECT_EQ(j["buffers"].size(), 3u);
+  r = RunTrit({"hwx", "inspect", Out("odd.hwx")});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("input\\xff1 input BAR 5"), std::string::npos) << r.out;
+  r = RunTrit({"hwx", "convert", Out("odd.hwx"), "-o", Out("odd.ane")});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace trit::testing
