@@ -1,5 +1,7 @@
 #include "kernels/kernel_set.h"
 
+#include "kernels/matmul_optimized.h"
+
 namespace trit::kernels {
 
 std::string_view KernelSetName(KernelSet set) {
@@ -17,9 +19,8 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  // Until a kernel has an optimized version, both sets share the reference one.
   static const Ops kReference{&MatMul};
-  static const Ops kOptimized{&MatMul};
+  static const Ops kOptimized{&MatMulOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 
