@@ -16,6 +16,7 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
   out.q.resize(static_cast<size_t>(n_rows * n_cols));
   out.scale.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum.resize(static_cast<size_t>(n_rows * n_blocks));
+  out.sum32.assign(block % 32 == 0 ? static_cast<size_t>(n_rows * n_cols / 32) : 0, 0);
   for (int64_t b = 0; b < n_rows * n_blocks; ++b) {
     const float* src = x + b * block;
     int8_t* dst = out.q.data() + b * block;
@@ -28,6 +29,7 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
       const float v = std::clamp(std::nearbyint(src[i] * inv), -127.0f, 127.0f);
       dst[i] = static_cast<int8_t>(v);
       sum += dst[i];
+      if (!out.sum32.empty()) out.sum32[static_cast<size_t>((b * block + i) / 32)] += dst[i];
     }
     out.scale[static_cast<size_t>(b)] = amax / 127.0f;
     out.sum[static_cast<size_t>(b)] = sum;

@@ -24,6 +24,7 @@ QuantKernel QuantKernelFor(GgmlType type) {
     case GgmlType::kTQ1_0: return &simd::DotTQ1_0;
     case GgmlType::kQ4_0: return &simd::DotQ4_0;
     case GgmlType::kQ8_0: return &simd::DotQ8_0;
+    case GgmlType::kQ4_K: return &simd::DotQ4_K;
     default: return nullptr;
   }
 }
@@ -59,7 +60,8 @@ bool HasOptimizedMatMul(GgmlType type) { return QuantKernelFor(type) != nullptr 
 int64_t ActivationBlock(GgmlType type) {
   switch (type) {
     case GgmlType::kTQ2_0:
-    case GgmlType::kTQ1_0: return 256;
+    case GgmlType::kTQ1_0:
+    case GgmlType::kQ4_K: return 256;
     case GgmlType::kQ4_0:
     case GgmlType::kQ8_0: return 32;
     default: return 0;
@@ -81,6 +83,7 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
       args.a = a.q.data() + r0 * w.n_cols;
       args.a_scale = a.scale.data() + r0 * n_blocks;
       args.a_sum = a.sum.data() + r0 * n_blocks;
+      args.a_sum32 = a.sum32.data() + r0 * (w.n_cols / 32);
       args.a_stride = w.n_cols;
       args.n_a = n_a;
       args.y = y + r0 * w.n_rows + o;

@@ -264,6 +264,69 @@ void DotQ8_0Kernel(const QuantDotArgs& g) {
   });
 }
 
+// Q4_K (144 bytes: d, dmin, scales[12], qs[128]): 8 sub-blocks of 32 with a
+// 6-bit scale sc and min m each (packed as quant::GetScaleMinK4 reads them);
+// qs[32j + l] holds q of element 64j + l (low nibble) and 64j + 32 + l (high).
+// x = d sc q - dmin m, so per block the integers A = sum_s sc_s sum q a and
+// B = sum_s m_s sum a (exact) give (d d_a) A - (dmin d_a) B.
+void DotQ4_KKernel(const QuantDotArgs& g) {
+  const DU8 du8;
+  const D8 d8;
+  const D32 d32;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
+  const auto mask = hn::Set(du8, uint8_t{0x0F});
+  const int64_t sub_stride = g.a_stride / 32;
+  float acc[kRowTile][kDotLanes] = {};
+  for (int64_t b = 0; b < g.n_blocks; ++b) {
+    const uint8_t* block = g.w + b * 144;
+    const uint8_t* packed = block + 4;
+    int32_t sc[8];
+    int32_t mn[8];
+    for (int j = 0; j < 8; ++j) {
+      if (j < 4) {
+        sc[j] = packed[j] & 63;
+        mn[j] = packed[j + 4] & 63;
+      } else {
+        sc[j] = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
+        mn[j] = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
+      }
+    }
+    uint16_t bits[2];
+    std::memcpy(bits, block, 4);
+    const float d = HalfToFloat(bits[0]);
+    const float dmin = HalfToFloat(bits[1]);
+    V32 total[kRowTile];
+    for (int64_t r = 0; r < g.n_a; ++r) total[r] = hn::Zero(d32);
+    for (int64_t j = 0; j < 4; ++j) {
+      const auto sc_lo = hn::Set(d32, sc[2 * j]);
+      const auto sc_hi = hn::Set(d32, sc[2 * j + 1]);
+      V32 lo_sum[kRowTile];
+      V32 hi_sum[kRowTile];
+      for (int64_t r = 0; r < g.n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
+      for (int64_t p = 0; p < 32; p += n) {
+        const auto v = hn::LoadU(du8, block + 16 + 32 * j + p);
+        const auto lo = hn::And(v, mask);
+        const auto hi = hn::ShiftRight<4>(v);
+        for (int64_t r = 0; r < g.n_a; ++r) {
+          const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + p;
+          lo_sum[r] = MulAddU8I8(lo, hn::LoadU(d8, a), lo_sum[r]);
+          hi_sum[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 32), hi_sum[r]);
+        }
+      }
+      for (int64_t r = 0; r < g.n_a; ++r) total[r] = total[r] + lo_sum[r] * sc_lo + hi_sum[r] * sc_hi;
+    }
+    for (int64_t r = 0; r < g.n_a; ++r) {
+      const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
+      int32_t min_sum = 0;
+      for (int j = 0; j < 8; ++j) min_sum += mn[j] * sums[j];
+      const float da = g.a_scale[r * g.n_blocks + b];
+      const float a_total = static_cast<float>(ReduceI32(d32, total[r]));
+      acc[r][b % kDotLanes] += (d * da) * a_total - (dmin * da) * static_cast<float>(min_sum);
+    }
+  }
+  for (int64_t r = 0; r < g.n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
+}
+
 // dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector
 // or several narrower ones), each lane x * w then + (two roundings), the tail into
 // lanes 0.., then DotReduce. load(df, k) gives weights k.. as floats;
@@ -339,6 +402,7 @@ HWY_EXPORT(DotTQ2_0Kernel);
 HWY_EXPORT(DotTQ1_0Kernel);
 HWY_EXPORT(DotQ4_0Kernel);
 HWY_EXPORT(DotQ8_0Kernel);
+HWY_EXPORT(DotQ4_KKernel);
 HWY_EXPORT(DotF32Kernel);
 HWY_EXPORT(DotF16Kernel);
 HWY_EXPORT(DotBF16Kernel);
@@ -347,6 +411,7 @@ void DotTQ2_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ2_0Kernel)(a
 void DotTQ1_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ1_0Kernel)(args); }
 void DotQ4_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_0Kernel)(args); }
 void DotQ8_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ8_0Kernel)(args); }
+void DotQ4_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_KKernel)(args); }
 void DotF32(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF32Kernel)(args); }
 void DotF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF16Kernel)(args); }
 void DotBF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotBF16Kernel)(args); }

@@ -162,13 +162,13 @@ TEST_P(OptimizedMatMulTest, RowsIndependentOfBatchAndThreads) {
 
 INSTANTIATE_TEST_SUITE_P(Types, OptimizedMatMulTest,
                          ::testing::Values(GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kQ4_0, GgmlType::kQ8_0,
-                                           GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
+                                           GgmlType::kQ4_K, GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
                          [](const ::testing::TestParamInfo<GgmlType>& info) {
                            return std::string(quant::GetType(info.param).name);
                          });
 
 TEST(OptimizedMatMul, TypesWithoutAKernelRunTheReference) {
-  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ4_K);
+  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ6_K);
   ASSERT_FALSE(HasOptimizedMatMul(t.type));
   std::mt19937_64 rng(FreshSeed());
   Weights w = RandomWeights(t, 512, 9, rng);
