@@ -93,26 +93,71 @@ HWY_INLINE int32_t ReduceI32(D d, hn::VFromD<D> v) {
   return hn::GetLane(hn::SumOfLanes(d, v));
 }
 
-// The shared frame of the quantized kernels: block_dot(block, b, s) writes
-// s[r], the exact integer dot product of weight block b with activation row
-// r's block b (offsets removed), for r < n_a. Then per row, in increasing b:
+constexpr int64_t kLanes32 = static_cast<int64_t>(hn::MaxLanes(D32()));
+
+// total[i] = sum of the lanes of part[i] (kLanes32 int32 each) for i < n;
+// part holds a multiple of kLanes32 vectors. On x86 several blocks are
+// reduced together by horizontal adds (exact: integers).
+HWY_INLINE void ReduceBlocks(const int32_t* part, int64_t n, int32_t* total) {
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i* v = reinterpret_cast<const __m256i*>(part + i * 8);
+    const __m256i h01 = _mm256_hadd_epi32(_mm256_load_si256(v + 0), _mm256_load_si256(v + 1));
+    const __m256i h23 = _mm256_hadd_epi32(_mm256_load_si256(v + 2), _mm256_load_si256(v + 3));
+    const __m256i h45 = _mm256_hadd_epi32(_mm256_load_si256(v + 4), _mm256_load_si256(v + 5));
+    const __m256i h67 = _mm256_hadd_epi32(_mm256_load_si256(v + 6), _mm256_load_si256(v + 7));
+    const __m256i h03 = _mm256_hadd_epi32(h01, h23);  // blocks 0-3: low 128 bits | high 128 bits
+    const __m256i h47 = _mm256_hadd_epi32(h45, h67);
+    const __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
+                                         _mm256_permute2x128_si256(h03, h47, 0x31));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(total + i), sum);
+  }
+#elif HWY_TARGET == HWY_SSE4
+  for (int64_t i = 0; i < n; i += 4) {
+    const __m128i* v = reinterpret_cast<const __m128i*>(part + i * 4);
+    const __m128i h01 = _mm_hadd_epi32(_mm_load_si128(v + 0), _mm_load_si128(v + 1));
+    const __m128i h23 = _mm_hadd_epi32(_mm_load_si128(v + 2), _mm_load_si128(v + 3));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(total + i), _mm_hadd_epi32(h01, h23));
+  }
+#else
+  const D32 d32;
+  for (int64_t i = 0; i < n; ++i) total[i] = ReduceI32(d32, hn::Load(d32, part + i * kLanes32));
+#endif
+}
+
+// The shared frame of the quantized kernels: block_dot(block, b, v, adjust)
+// sets, for r < n_a, v[r] to int32 lanes and adjust[r] to an integer whose
+// sum is the exact dot product of weight block b with activation row r's
+// block b (offsets removed). Then per row, in increasing b:
 // acc[b % 8] += (d_w * d_a) * isum, and the fixed tree of dot.h.
 template <class BlockDot>
 HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t scale_offset, const BlockDot& block_dot) {
+  const D32 d32;
   const hn::CappedTag<float, 16> df;
   const hn::Rebind<hwy::float16_t, decltype(df)> dh;
   HWY_ALIGN uint16_t scale_bits[kChunk];
   HWY_ALIGN float w_scale[kChunk];
-  int32_t isum[kRowTile][kChunk];
+  HWY_ALIGN int32_t part[kRowTile][kChunk * kLanes32];
+  int32_t adjust[kRowTile][kChunk];
+  int32_t isum[kChunk + 8];
   float acc[kRowTile][kDotLanes] = {};
   for (int64_t c0 = 0; c0 < g.n_blocks; c0 += kChunk) {
     const int64_t nc = std::min(kChunk, g.n_blocks - c0);
     for (int64_t i = 0; i < nc; ++i) {
       const uint8_t* block = g.w + (c0 + i) * block_bytes;
       std::memcpy(&scale_bits[i], block + scale_offset, 2);
-      int32_t s[kRowTile];
-      block_dot(block, c0 + i, s);
-      for (int64_t r = 0; r < g.n_a; ++r) isum[r][i] = s[r];
+      V32 v[kRowTile];
+      int32_t adj[kRowTile];
+      block_dot(block, c0 + i, v, adj);
+      for (int64_t r = 0; r < g.n_a; ++r) {
+        hn::Store(v[r], d32, part[r] + i * kLanes32);
+        adjust[r][i] = adj[r];
+      }
+    }
+    // Whole groups for ReduceBlocks: the blocks past nc are zeros, unused.
+    const int64_t padded = (nc + 7) / 8 * 8;
+    for (int64_t r = 0; r < g.n_a; ++r) {
+      std::fill(part[r] + nc * kLanes32, part[r] + padded * kLanes32, 0);
     }
     std::fill(scale_bits + nc, scale_bits + kChunk, uint16_t{0});
     for (int64_t i = 0; i < nc; i += static_cast<int64_t>(hn::Lanes(df))) {
@@ -121,14 +166,39 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
                 w_scale + i);
     }
     for (int64_t r = 0; r < g.n_a; ++r) {
+      ReduceBlocks(part[r], padded, isum);
       const float* a_scale = g.a_scale + r * g.n_blocks + c0;
       for (int64_t i = 0; i < nc; ++i) {
-        acc[r][(c0 + i) % kDotLanes] += (w_scale[i] * a_scale[i]) * static_cast<float>(isum[r][i]);
+        acc[r][(c0 + i) % kDotLanes] +=
+            (w_scale[i] * a_scale[i]) * static_cast<float>(isum[i] + adjust[r][i]);
       }
     }
   }
   for (int64_t r = 0; r < g.n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
 }
+
+#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+#define TRIT_X86_MADDUBS 1
+using D16 = hn::RepartitionToWide<D8>;
+using V16 = hn::VFromD<D16>;
+// Pairwise q * a as int16 (q unsigned, a signed; the callers keep every sum
+// of such pairs below 32768).
+HWY_INLINE V16 MulPairsU8I8(hn::VFromD<DU8> q, hn::VFromD<D8> a) {
+#if HWY_TARGET == HWY_SSE4
+  return V16{_mm_maddubs_epi16(q.raw, a.raw)};
+#else
+  return V16{_mm256_maddubs_epi16(q.raw, a.raw)};
+#endif
+}
+// Pairwise sums of int16 lanes times int16 lanes as int32.
+HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
+#if HWY_TARGET == HWY_SSE4
+  return V32{_mm_madd_epi16(a.raw, b.raw)};
+#else
+  return V32{_mm256_madd_epi16(a.raw, b.raw)};
+#endif
+}
+#endif
 
 // TQ2_0 (66 bytes: qs[64], d): byte j + m (j in {0, 32}, m < 32) holds, in
 // bits 2l..2l+1, trit + 1 of element 4j + 32l + m. sum (t+1) a - sum a.
@@ -138,9 +208,16 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
   const D32 d32;
   const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
   const auto mask = hn::Set(du8, uint8_t{3});
-  QuantRows(g, 66, 64, [&](const uint8_t* block, int64_t b, int32_t* s) {
-    V32 acc[kRowTile];
+  QuantRows(g, 66, 64, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+#ifdef TRIT_X86_MADDUBS
+    // int16 sums: at most 16 pairs of 2 * 127 * 2 per lane, far below 32768.
+    const D16 d16;
+    V16 acc[kRowTile];
+    for (int64_t r = 0; r < g.n_a; ++r) acc[r] = hn::Zero(d16);
+#else
+    V32* acc = v;
     for (int64_t r = 0; r < g.n_a; ++r) acc[r] = hn::Zero(d32);
+#endif
     for (int64_t j = 0; j < 64; j += 32) {
       for (int64_t p = 0; p < 32; p += n) {
         const auto q = hn::LoadU(du8, block + j + p);
@@ -150,14 +227,25 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
         const auto t3 = hn::ShiftRight<6>(q);
         for (int64_t r = 0; r < g.n_a; ++r) {
           const int8_t* a = g.a + r * g.a_stride + b * 256 + 4 * j + p;
+#ifdef TRIT_X86_MADDUBS
+          acc[r] = acc[r] + MulPairsU8I8(t0, hn::LoadU(d8, a)) + MulPairsU8I8(t1, hn::LoadU(d8, a + 32)) +
+                   MulPairsU8I8(t2, hn::LoadU(d8, a + 64)) + MulPairsU8I8(t3, hn::LoadU(d8, a + 96));
+#else
           acc[r] = MulAddU8I8(t0, hn::LoadU(d8, a), acc[r]);
           acc[r] = MulAddU8I8(t1, hn::LoadU(d8, a + 32), acc[r]);
           acc[r] = MulAddU8I8(t2, hn::LoadU(d8, a + 64), acc[r]);
           acc[r] = MulAddU8I8(t3, hn::LoadU(d8, a + 96), acc[r]);
+#endif
         }
       }
     }
-    for (int64_t r = 0; r < g.n_a; ++r) s[r] = ReduceI32(d32, acc[r]) - g.a_sum[r * g.n_blocks + b];
+    for (int64_t r = 0; r < g.n_a; ++r) {
+#ifdef TRIT_X86_MADDUBS
+      v[r] = MulPairsI16(acc[r], hn::Set(d16, int16_t{1}));
+      (void)d32;
+#endif
+      adjust[r] = -g.a_sum[r * g.n_blocks + b];
+    }
   });
 }
 
@@ -177,7 +265,7 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
   static constexpr uint16_t kPow3[5] = {1, 3, 9, 27, 81};
   const auto low_byte = hn::Set(du16, uint16_t{0xFF});
   const auto three = hn::Set(du16, uint16_t{3});
-  QuantRows(g, 54, 52, [&](const uint8_t* block, int64_t b, int32_t* s) {
+  QuantRows(g, 54, 52, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
     VW acc[kRowTile];
     VW acc2[kRowTile];
     for (int64_t r = 0; r < g.n_a; ++r) acc[r] = acc2[r] = hn::Zero(d32);
@@ -204,7 +292,9 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
       }
     }
     for (int64_t r = 0; r < g.n_a; ++r) {
-      s[r] = ReduceI32(d32, acc[r] + acc2[r]) + tail[r] - g.a_sum[r * g.n_blocks + b];
+      // Fold the int32 lanes to D32's width (they are the same bytes).
+      v[r] = hn::BitCast(D32(), acc[r] + acc2[r]);
+      adjust[r] = tail[r] - g.a_sum[r * g.n_blocks + b];
     }
   });
 }
@@ -217,31 +307,31 @@ void DotQ4_0Kernel(const QuantDotArgs& g) {
   const D32 d32;
   const hn::CappedTag<uint8_t, 16> du8h;
   const auto mask = hn::Set(du8h, uint8_t{0x0F});
-  QuantRows(g, 18, 0, [&](const uint8_t* block, int64_t b, int32_t* s) {
+  QuantRows(g, 18, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
     // The 32 quants in one vector: low nibbles then high nibbles.
-    const auto v = hn::LoadU(du8h, block + 2);
-    const auto q = hn::Combine(du8, hn::ShiftRight<4>(v), hn::And(v, mask));
+    const auto packed = hn::LoadU(du8h, block + 2);
+    const auto q = hn::Combine(du8, hn::ShiftRight<4>(packed), hn::And(packed, mask));
     for (int64_t r = 0; r < g.n_a; ++r) {
-      const V32 acc = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
-      s[r] = ReduceI32(d32, acc) - 8 * g.a_sum[r * g.n_blocks + b];
+      v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
+      adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
     }
 #else
     // Vectors of DU8 hold at most 16 lanes here: low and high nibbles apart.
     const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
-    V32 acc[kRowTile];
+    V32* acc = v;
     for (int64_t r = 0; r < g.n_a; ++r) acc[r] = hn::Zero(d32);
     for (int64_t p = 0; p < 16; p += n) {
-      const auto v = hn::LoadU(du8, block + 2 + p);
-      const auto lo = hn::And(v, hn::Set(du8, uint8_t{0x0F}));
-      const auto hi = hn::ShiftRight<4>(v);
+      const auto packed = hn::LoadU(du8, block + 2 + p);
+      const auto lo = hn::And(packed, hn::Set(du8, uint8_t{0x0F}));
+      const auto hi = hn::ShiftRight<4>(packed);
       for (int64_t r = 0; r < g.n_a; ++r) {
         const int8_t* a = g.a + r * g.a_stride + b * 32 + p;
         acc[r] = MulAddU8I8(lo, hn::LoadU(d8, a), acc[r]);
         acc[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 16), acc[r]);
       }
     }
-    for (int64_t r = 0; r < g.n_a; ++r) s[r] = ReduceI32(d32, acc[r]) - 8 * g.a_sum[r * g.n_blocks + b];
+    for (int64_t r = 0; r < g.n_a; ++r) adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
     (void)du8h;
     (void)mask;
 #endif
@@ -253,13 +343,14 @@ void DotQ8_0Kernel(const QuantDotArgs& g) {
   const D8 d8;
   const D32 d32;
   const int64_t n = static_cast<int64_t>(hn::Lanes(d8));
-  QuantRows(g, 34, 0, [&](const uint8_t* block, int64_t b, int32_t* s) {
+  QuantRows(g, 34, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
     const int8_t* w = reinterpret_cast<const int8_t*>(block + 2);
     for (int64_t r = 0; r < g.n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
       V32 acc = hn::Zero(d32);
       for (int64_t p = 0; p < 32; p += n) acc = MulAddI8I8(hn::LoadU(d8, w + p), hn::LoadU(d8, a + p), acc);
-      s[r] = ReduceI32(d32, acc);
+      v[r] = acc;
+      adjust[r] = 0;
     }
   });
 }
@@ -298,22 +389,35 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
     V32 total[kRowTile];
     for (int64_t r = 0; r < g.n_a; ++r) total[r] = hn::Zero(d32);
     for (int64_t j = 0; j < 4; ++j) {
+#ifdef TRIT_X86_MADDUBS
+      const auto sc16_lo = hn::Set(D16(), static_cast<int16_t>(sc[2 * j]));
+      const auto sc16_hi = hn::Set(D16(), static_cast<int16_t>(sc[2 * j + 1]));
+#else
       const auto sc_lo = hn::Set(d32, sc[2 * j]);
       const auto sc_hi = hn::Set(d32, sc[2 * j + 1]);
       V32 lo_sum[kRowTile];
       V32 hi_sum[kRowTile];
       for (int64_t r = 0; r < g.n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
+#endif
       for (int64_t p = 0; p < 32; p += n) {
         const auto v = hn::LoadU(du8, block + 16 + 32 * j + p);
         const auto lo = hn::And(v, mask);
         const auto hi = hn::ShiftRight<4>(v);
         for (int64_t r = 0; r < g.n_a; ++r) {
           const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + p;
+#ifdef TRIT_X86_MADDUBS
+          // Pairs (<= 2 * 15 * 127) times the 6-bit scale, summed in int32.
+          total[r] = total[r] + MulPairsI16(MulPairsU8I8(lo, hn::LoadU(d8, a)), sc16_lo) +
+                     MulPairsI16(MulPairsU8I8(hi, hn::LoadU(d8, a + 32)), sc16_hi);
+#else
           lo_sum[r] = MulAddU8I8(lo, hn::LoadU(d8, a), lo_sum[r]);
           hi_sum[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 32), hi_sum[r]);
+#endif
         }
       }
+#ifndef TRIT_X86_MADDUBS
       for (int64_t r = 0; r < g.n_a; ++r) total[r] = total[r] + lo_sum[r] * sc_lo + hi_sum[r] * sc_hi;
+#endif
     }
     for (int64_t r = 0; r < g.n_a; ++r) {
       const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
@@ -389,6 +493,8 @@ void DotBF16Kernel(const FloatDotArgs& g) {
       },
       [&](int64_t k) { return Bf16ToFloat(bits[k]); });
 }
+
+#undef TRIT_X86_MADDUBS
 
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels::simd
