@@ -1,5 +1,6 @@
 #include "kernels/kernel_set.h"
 
+#include "kernels/attention_optimized.h"
 #include "kernels/matmul_optimized.h"
 
 namespace trit::kernels {
@@ -19,8 +20,9 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  static const Ops kReference{&MatMul};
-  static const Ops kOptimized{&MatMulOptimized};
+  using AttendFn = void (*)(const KvView&, int64_t, int64_t, const float*, int64_t, const AttendOptions&, float*);
+  static const Ops kReference{&MatMul, static_cast<AttendFn>(&AttendHead)};
+  static const Ops kOptimized{&MatMulOptimized, &AttendHeadOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 
