@@ -131,7 +131,8 @@ HWY_INLINE void ReduceBlocks(const int32_t* part, int64_t n, int32_t* total) {
 // block b (offsets removed). Then per row, in increasing b:
 // acc[b % 8] += (d_w * d_a) * isum, and the fixed tree of dot.h.
 template <class BlockDot>
-HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t scale_offset, const BlockDot& block_dot) {
+HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t n_a, int64_t block_bytes, int64_t scale_offset,
+                          const BlockDot& block_dot) {
   const D32 d32;
   const hn::CappedTag<float, 16> df;
   const hn::Rebind<hwy::float16_t, decltype(df)> dh;
@@ -149,14 +150,14 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
       V32 v[kRowTile];
       int32_t adj[kRowTile];
       block_dot(block, c0 + i, v, adj);
-      for (int64_t r = 0; r < g.n_a; ++r) {
+      for (int64_t r = 0; r < n_a; ++r) {
         hn::Store(v[r], d32, part[r] + i * kLanes32);
         adjust[r][i] = adj[r];
       }
     }
     // Whole groups for ReduceBlocks: the blocks past nc are zeros, unused.
     const int64_t padded = (nc + 7) / 8 * 8;
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
       std::fill(part[r] + nc * kLanes32, part[r] + padded * kLanes32, 0);
     }
     std::fill(scale_bits + nc, scale_bits + kChunk, uint16_t{0});
@@ -165,7 +166,7 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
       hn::Store(hn::PromoteTo(df, hn::Load(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i))), df,
                 w_scale + i);
     }
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
       ReduceBlocks(part[r], padded, isum);
       const float* a_scale = g.a_scale + r * g.n_blocks + c0;
       for (int64_t i = 0; i < nc; ++i) {
@@ -174,7 +175,7 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
       }
     }
   }
-  for (int64_t r = 0; r < g.n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
+  for (int64_t r = 0; r < n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
 }
 
 #if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
@@ -202,30 +203,39 @@ HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
 
 // TQ2_0 (66 bytes: qs[64], d): byte j + m (j in {0, 32}, m < 32) holds, in
 // bits 2l..2l+1, trit + 1 of element 4j + 32l + m. sum (t+1) a - sum a.
-void DotTQ2_0Kernel(const QuantDotArgs& g) {
+template <int64_t kRows>
+void DotTQ2_0Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
   const DU8 du8;
   const D8 d8;
   const D32 d32;
   const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
   const auto mask = hn::Set(du8, uint8_t{3});
-  QuantRows(g, 66, 64, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+  QuantRows(g, n_a, 66, 64, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
 #ifdef TRIT_X86_MADDUBS
     // int16 sums: at most 16 pairs of 2 * 127 * 2 per lane, far below 32768.
     const D16 d16;
     V16 acc[kRowTile];
-    for (int64_t r = 0; r < g.n_a; ++r) acc[r] = hn::Zero(d16);
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d16);
 #else
     V32* acc = v;
-    for (int64_t r = 0; r < g.n_a; ++r) acc[r] = hn::Zero(d32);
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d32);
 #endif
     for (int64_t j = 0; j < 64; j += 32) {
       for (int64_t p = 0; p < 32; p += n) {
         const auto q = hn::LoadU(du8, block + j + p);
         const auto t0 = hn::And(q, mask);
+#if HWY_TARGET == HWY_SCALAR
         const auto t1 = hn::And(hn::ShiftRight<2>(q), mask);
         const auto t2 = hn::And(hn::ShiftRight<4>(q), mask);
+#else
+        // Shifts in 16-bit lanes (bits crossing into a byte are masked off).
+        const hn::RepartitionToWide<DU8> du16;
+        const auto t1 = hn::And(hn::BitCast(du8, hn::ShiftRight<2>(hn::BitCast(du16, q))), mask);
+        const auto t2 = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, q))), mask);
+#endif
         const auto t3 = hn::ShiftRight<6>(q);
-        for (int64_t r = 0; r < g.n_a; ++r) {
+        for (int64_t r = 0; r < n_a; ++r) {
           const int8_t* a = g.a + r * g.a_stride + b * 256 + 4 * j + p;
 #ifdef TRIT_X86_MADDUBS
           acc[r] = acc[r] + MulPairsU8I8(t0, hn::LoadU(d8, a)) + MulPairsU8I8(t1, hn::LoadU(d8, a + 32)) +
@@ -239,7 +249,7 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
         }
       }
     }
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
 #ifdef TRIT_X86_MADDUBS
       v[r] = MulPairsI16(acc[r], hn::Set(d16, int16_t{1}));
       (void)d32;
@@ -254,7 +264,9 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
 //   qs[m], m < 32:       element 32k + m
 //   qs[32 + m], m < 16:  element 160 + 16k + m
 //   qh[j], j < 4, k < 4: element 240 + 4k + j
-void DotTQ1_0Kernel(const QuantDotArgs& g) {
+template <int64_t kRows>
+void DotTQ1_0Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
   const hn::CappedTag<uint16_t, 16> du16;
   const hn::RebindToSigned<decltype(du16)> di16;
   const hn::Rebind<uint8_t, decltype(du16)> du8;
@@ -265,17 +277,17 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
   static constexpr uint16_t kPow3[5] = {1, 3, 9, 27, 81};
   const auto low_byte = hn::Set(du16, uint16_t{0xFF});
   const auto three = hn::Set(du16, uint16_t{3});
-  QuantRows(g, 54, 52, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+  QuantRows(g, n_a, 54, 52, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
     VW acc[kRowTile];
     VW acc2[kRowTile];
-    for (int64_t r = 0; r < g.n_a; ++r) acc[r] = acc2[r] = hn::Zero(d32);
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = acc2[r] = hn::Zero(d32);
     auto group = [&](const uint8_t* bytes, int64_t width, int64_t first) {
       for (int64_t p = 0; p < width; p += n) {
         const auto x = hn::PromoteTo(du16, hn::LoadU(du8, bytes + p));
         for (int64_t k = 0; k < 5; ++k) {
           const auto shifted = hn::And(x * hn::Set(du16, kPow3[k]), low_byte);
           const auto t = hn::BitCast(di16, hn::ShiftRight<8>(shifted * three));
-          for (int64_t r = 0; r < g.n_a; ++r) {
+          for (int64_t r = 0; r < n_a; ++r) {
             const int8_t* a = g.a + r * g.a_stride + b * 256 + first + k * width + p;
             acc[r] = hn::ReorderWidenMulAccumulate(d32, t, hn::PromoteTo(di16, hn::LoadU(di8, a)), acc[r], acc2[r]);
           }
@@ -288,10 +300,10 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
     for (int64_t k = 0; k < 4; ++k) {
       for (int64_t j = 0; j < 4; ++j) {
         const int32_t t = (static_cast<uint8_t>(block[48 + j] * kPow3[k]) * 3) >> 8;
-        for (int64_t r = 0; r < g.n_a; ++r) tail[r] += t * g.a[r * g.a_stride + b * 256 + 240 + 4 * k + j];
+        for (int64_t r = 0; r < n_a; ++r) tail[r] += t * g.a[r * g.a_stride + b * 256 + 240 + 4 * k + j];
       }
     }
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
       // Fold the int32 lanes to D32's width (they are the same bytes).
       v[r] = hn::BitCast(D32(), acc[r] + acc2[r]);
       adjust[r] = tail[r] - g.a_sum[r * g.n_blocks + b];
@@ -301,18 +313,20 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
 
 // Q4_0 (18 bytes: d, qs[16]): qs[j] holds q + 8 of element j (low nibble) and
 // j + 16 (high nibble). sum q a - 8 sum a.
-void DotQ4_0Kernel(const QuantDotArgs& g) {
+template <int64_t kRows>
+void DotQ4_0Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
   const DU8 du8;
   const D8 d8;
   const D32 d32;
   const hn::CappedTag<uint8_t, 16> du8h;
   const auto mask = hn::Set(du8h, uint8_t{0x0F});
-  QuantRows(g, 18, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+  QuantRows(g, n_a, 18, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
     // The 32 quants in one vector: low nibbles then high nibbles.
     const auto packed = hn::LoadU(du8h, block + 2);
     const auto q = hn::Combine(du8, hn::ShiftRight<4>(packed), hn::And(packed, mask));
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
       v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
       adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
     }
@@ -320,18 +334,18 @@ void DotQ4_0Kernel(const QuantDotArgs& g) {
     // Vectors of DU8 hold at most 16 lanes here: low and high nibbles apart.
     const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
     V32* acc = v;
-    for (int64_t r = 0; r < g.n_a; ++r) acc[r] = hn::Zero(d32);
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d32);
     for (int64_t p = 0; p < 16; p += n) {
       const auto packed = hn::LoadU(du8, block + 2 + p);
       const auto lo = hn::And(packed, hn::Set(du8, uint8_t{0x0F}));
       const auto hi = hn::ShiftRight<4>(packed);
-      for (int64_t r = 0; r < g.n_a; ++r) {
+      for (int64_t r = 0; r < n_a; ++r) {
         const int8_t* a = g.a + r * g.a_stride + b * 32 + p;
         acc[r] = MulAddU8I8(lo, hn::LoadU(d8, a), acc[r]);
         acc[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 16), acc[r]);
       }
     }
-    for (int64_t r = 0; r < g.n_a; ++r) adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
+    for (int64_t r = 0; r < n_a; ++r) adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
     (void)du8h;
     (void)mask;
 #endif
@@ -339,13 +353,15 @@ void DotQ4_0Kernel(const QuantDotArgs& g) {
 }
 
 // Q8_0 (34 bytes: d, qs[32] int8).
-void DotQ8_0Kernel(const QuantDotArgs& g) {
+template <int64_t kRows>
+void DotQ8_0Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
   const D8 d8;
   const D32 d32;
   const int64_t n = static_cast<int64_t>(hn::Lanes(d8));
-  QuantRows(g, 34, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+  QuantRows(g, n_a, 34, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
     const int8_t* w = reinterpret_cast<const int8_t*>(block + 2);
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
       V32 acc = hn::Zero(d32);
       for (int64_t p = 0; p < 32; p += n) acc = MulAddI8I8(hn::LoadU(d8, w + p), hn::LoadU(d8, a + p), acc);
@@ -360,7 +376,9 @@ void DotQ8_0Kernel(const QuantDotArgs& g) {
 // qs[32j + l] holds q of element 64j + l (low nibble) and 64j + 32 + l (high).
 // x = d sc q - dmin m, so per block the integers A = sum_s sc_s sum q a and
 // B = sum_s m_s sum a (exact) give (d d_a) A - (dmin d_a) B.
-void DotQ4_KKernel(const QuantDotArgs& g) {
+template <int64_t kRows>
+void DotQ4_KRows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
   const DU8 du8;
   const D8 d8;
   const D32 d32;
@@ -387,7 +405,7 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
     const float d = HalfToFloat(bits[0]);
     const float dmin = HalfToFloat(bits[1]);
     V32 total[kRowTile];
-    for (int64_t r = 0; r < g.n_a; ++r) total[r] = hn::Zero(d32);
+    for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
     for (int64_t j = 0; j < 4; ++j) {
 #ifdef TRIT_X86_MADDUBS
       const auto sc16_lo = hn::Set(D16(), static_cast<int16_t>(sc[2 * j]));
@@ -397,13 +415,13 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
       const auto sc_hi = hn::Set(d32, sc[2 * j + 1]);
       V32 lo_sum[kRowTile];
       V32 hi_sum[kRowTile];
-      for (int64_t r = 0; r < g.n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
+      for (int64_t r = 0; r < n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
 #endif
       for (int64_t p = 0; p < 32; p += n) {
         const auto v = hn::LoadU(du8, block + 16 + 32 * j + p);
         const auto lo = hn::And(v, mask);
         const auto hi = hn::ShiftRight<4>(v);
-        for (int64_t r = 0; r < g.n_a; ++r) {
+        for (int64_t r = 0; r < n_a; ++r) {
           const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + p;
 #ifdef TRIT_X86_MADDUBS
           // Pairs (<= 2 * 15 * 127) times the 6-bit scale, summed in int32.
@@ -416,10 +434,10 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
         }
       }
 #ifndef TRIT_X86_MADDUBS
-      for (int64_t r = 0; r < g.n_a; ++r) total[r] = total[r] + lo_sum[r] * sc_lo + hi_sum[r] * sc_hi;
+      for (int64_t r = 0; r < n_a; ++r) total[r] = total[r] + lo_sum[r] * sc_lo + hi_sum[r] * sc_hi;
 #endif
     }
-    for (int64_t r = 0; r < g.n_a; ++r) {
+    for (int64_t r = 0; r < n_a; ++r) {
       const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
       int32_t min_sum = 0;
       for (int j = 0; j < 8; ++j) min_sum += mn[j] * sums[j];
@@ -428,8 +446,16 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
       acc[r][b % kDotLanes] += (d * da) * a_total - (dmin * da) * static_cast<float>(min_sum);
     }
   }
-  for (int64_t r = 0; r < g.n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
+  for (int64_t r = 0; r < n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
 }
+
+// The exported kernels: one row (decode) compiled with the row count known,
+// any other tile with it read at run time. Both do the same arithmetic.
+void DotTQ2_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotTQ2_0Rows<1>(g) : DotTQ2_0Rows<0>(g); }
+void DotTQ1_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotTQ1_0Rows<1>(g) : DotTQ1_0Rows<0>(g); }
+void DotQ4_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotQ4_0Rows<1>(g) : DotQ4_0Rows<0>(g); }
+void DotQ8_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotQ8_0Rows<1>(g) : DotQ8_0Rows<0>(g); }
+void DotQ4_KKernel(const QuantDotArgs& g) { g.n_a == 1 ? DotQ4_KRows<1>(g) : DotQ4_KRows<0>(g); }
 
 // dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector
 // or several narrower ones), each lane x * w then + (two roundings), the tail into
