@@ -449,13 +449,24 @@ void DotQ4_KRows(const QuantDotArgs& g) {
   for (int64_t r = 0; r < n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
 }
 
-// The exported kernels: one row (decode) compiled with the row count known,
-// any other tile with it read at run time. Both do the same arithmetic.
-void DotTQ2_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotTQ2_0Rows<1>(g) : DotTQ2_0Rows<0>(g); }
-void DotTQ1_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotTQ1_0Rows<1>(g) : DotTQ1_0Rows<0>(g); }
-void DotQ4_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotQ4_0Rows<1>(g) : DotQ4_0Rows<0>(g); }
-void DotQ8_0Kernel(const QuantDotArgs& g) { g.n_a == 1 ? DotQ8_0Rows<1>(g) : DotQ8_0Rows<0>(g); }
-void DotQ4_KKernel(const QuantDotArgs& g) { g.n_a == 1 ? DotQ4_KRows<1>(g) : DotQ4_KRows<0>(g); }
+// The exported kernels: one row (decode) and full tiles (batches) compiled
+// with the row count known, a last partial tile with it read at run time.
+// All do the same arithmetic per row.
+void DotTQ2_0Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotTQ2_0Rows<1>(g) : g.n_a == kRowTile ? DotTQ2_0Rows<kRowTile>(g) : DotTQ2_0Rows<0>(g);
+}
+void DotTQ1_0Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotTQ1_0Rows<1>(g) : g.n_a == kRowTile ? DotTQ1_0Rows<kRowTile>(g) : DotTQ1_0Rows<0>(g);
+}
+void DotQ4_0Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ4_0Rows<1>(g) : g.n_a == kRowTile ? DotQ4_0Rows<kRowTile>(g) : DotQ4_0Rows<0>(g);
+}
+void DotQ8_0Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ8_0Rows<1>(g) : g.n_a == kRowTile ? DotQ8_0Rows<kRowTile>(g) : DotQ8_0Rows<0>(g);
+}
+void DotQ4_KKernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ4_KRows<1>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile>(g) : DotQ4_KRows<0>(g);
+}
 
 // dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector
 // or several narrower ones), each lane x * w then + (two roundings), the tail into
