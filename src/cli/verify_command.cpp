@@ -25,6 +25,7 @@ struct VerifyCommandOptions {
   int threads = 1;
   int64_t top = 0;
   std::string kv = "f16";
+  std::string kernels = "optimized";
   bool json = false;
 };
 
@@ -52,6 +53,7 @@ void PrintJson(const VerifyCommandOptions& opt, const std::vector<int32_t>& ids,
   j["chunk"] = opt.chunk == 0 ? static_cast<int64_t>(ids.size()) : opt.chunk;
   j["threads"] = opt.threads;
   j["kv_type"] = opt.kv;
+  j["kernels"] = opt.kernels;
   j["chunked_tokens_per_second"] = PerSecond(ids.size(), r.chunked_seconds);
   j["decode_tokens_per_second"] = PerSecond(ids.size(), r.single_seconds);
   if (opt.top > 0) {
@@ -104,7 +106,9 @@ int RunVerifyCommand(VerifyCommandOptions& opt) {
     PrintError(ids.status().message());
     return kExitUsage;
   }
-  Expected<std::unique_ptr<model::Model>> model = model::LoadModel(opt.model);
+  model::LoadOptions load;
+  load.kernels = *kernels::ParseKernelSet(opt.kernels);  // CLI11 checked the name
+  Expected<std::unique_ptr<model::Model>> model = model::LoadModel(opt.model, load);
   if (!model.ok()) {
     PrintError(model.status().message());
     return kExitFailure;
@@ -146,9 +150,13 @@ Command AddVerifyCommand(CLI::App& parent) {
   app->add_option("--threads", opt->threads, "Threads computing each pass")->default_val(1)->check(CLI::Range(1, 1024));
   app->add_option("--top", opt->top, "Also print the K highest logits of every row")->check(CLI::PositiveNumber);
   app->add_option("--kv", opt->kv, "KV cache element type")->default_val("f16")->check(CLI::IsMember({"f16", "f32"}));
+  app->add_option("--kernels", opt->kernels,
+                  "Kernel set: optimized (SIMD, the default) or reference (the scalar oracle, docs/KERNELS.md)")
+      ->default_val("optimized")
+      ->check(CLI::IsMember({"optimized", "reference"}));
   app->add_flag("--json", opt->json,
                 "Print one JSON object: argmax, identical, differing, logits_sha256 (all rows' float32 logits), "
-                "rows, chunk, threads, kv_type, tokens per second, top (with --top)");
+                "rows, chunk, threads, kv_type, kernels, tokens per second, top (with --top)");
   app->footer("Examples:\n  trit verify --ids \"1 403 407 261\" --chunk 3 --threads 2\n"
               "  trit verify models/stories260K.gguf --ids 1,403,407 --json");
   return {app, [opt] { return RunVerifyCommand(*opt); }};

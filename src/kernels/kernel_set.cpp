@@ -1,5 +1,8 @@
 #include "kernels/kernel_set.h"
 
+#include "kernels/attention_optimized.h"
+#include "kernels/matmul_optimized.h"
+
 namespace trit::kernels {
 
 std::string_view KernelSetName(KernelSet set) {
@@ -17,9 +20,9 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  // Until a kernel has an optimized version, both sets share the reference one.
-  static const Ops kReference{&MatMul};
-  static const Ops kOptimized{&MatMul};
+  using AttendFn = void (*)(const KvView&, int64_t, int64_t, const float*, int64_t, const AttendOptions&, float*);
+  static const Ops kReference{&MatMul, static_cast<AttendFn>(&AttendHead)};
+  static const Ops kOptimized{&MatMulOptimized, &AttendHeadOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 

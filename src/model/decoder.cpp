@@ -6,6 +6,7 @@
 
 #include "base/check.h"
 #include "kernels/activation.h"
+#include "kernels/cpu_targets.h"
 #include "kernels/norm.h"
 #include "kernels/rope.h"
 
@@ -72,6 +73,11 @@ Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string&
 Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, const DecoderOptions& options,
                                               const LoadOptions& load) {
   TRIT_CHECK(hparams.swa_layers.size() == static_cast<size_t>(hparams.n_layer));
+  // The optimized kernels refuse a CPU that runs none of their targets
+  // rather than run code it lacks (kernels/cpu_targets.h).
+  if (load.kernels == kernels::KernelSet::kOptimized) {
+    if (Status cpu = kernels::CheckCpuSupport(); !cpu.ok()) return cpu;
+  }
   Expected<DecoderWeights> w = BindDecoderWeights(file, hparams, options);
   if (!w.ok()) return w.status();
   return std::unique_ptr<Model>(
@@ -155,8 +161,8 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
     for (int64_t i = begin; i < end; ++i) {
       const int64_t r = i / h.n_head;
       const int64_t hd = i % h.n_head;
-      kernels::AttendHead(views[r], hd / group, h.head_dim, &q[r * h.q_dim() + hd * h.head_dim],
-                          batch.positions[r] + 1, attend, &attn[r * h.q_dim() + hd * h.head_dim]);
+      ops_.attend(views[r], hd / group, h.head_dim, &q[r * h.q_dim() + hd * h.head_dim], batch.positions[r] + 1,
+                  attend, &attn[r * h.q_dim() + hd * h.head_dim]);
     }
   });
   NormRows(l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());

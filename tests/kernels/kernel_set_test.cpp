@@ -16,7 +16,10 @@ TEST(KernelSet, NamesRoundTrip) {
 }
 
 TEST(KernelSet, EverySetHasEveryEntryPoint) {
-  for (KernelSet s : {KernelSet::kOptimized, KernelSet::kReference}) EXPECT_NE(OpsFor(s).matmul, nullptr);
+  for (KernelSet s : {KernelSet::kOptimized, KernelSet::kReference}) {
+    EXPECT_NE(OpsFor(s).matmul, nullptr);
+    EXPECT_NE(OpsFor(s).attend, nullptr);
+  }
 }
 
 }  // namespace

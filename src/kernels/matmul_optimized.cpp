@@ -1,0 +1,111 @@
+#include "kernels/matmul_optimized.h"
+
+#include <algorithm>
+
+#include "base/check.h"
+#include "kernels/activation_quant.h"
+#include "kernels/matmul_simd.h"
+
+namespace trit::kernels {
+namespace {
+
+using quant::GgmlType;
+
+// Weight rows computed together against one tile of activation rows, so the
+// tile (kRowTile rows) stays in L1 while those weight rows stream past it.
+constexpr int64_t kWeightRowBlock = 16;
+
+using QuantKernel = void (*)(const simd::QuantDotArgs&);
+using FloatKernel = void (*)(const simd::FloatDotArgs&);
+
+QuantKernel QuantKernelFor(GgmlType type) {
+  switch (type) {
+    case GgmlType::kTQ2_0: return &simd::DotTQ2_0;
+    case GgmlType::kTQ1_0: return &simd::DotTQ1_0;
+    case GgmlType::kQ4_0: return &simd::DotQ4_0;
+    case GgmlType::kQ8_0: return &simd::DotQ8_0;
+    case GgmlType::kQ4_K: return &simd::DotQ4_K;
+    default: return nullptr;
+  }
+}
+
+FloatKernel FloatKernelFor(GgmlType type) {
+  switch (type) {
+    case GgmlType::kF32: return &simd::DotF32;
+    case GgmlType::kF16: return &simd::DotF16;
+    case GgmlType::kBF16: return &simd::DotBF16;
+    default: return nullptr;
+  }
+}
+
+// Calls row_fn(o, r0, n_a) for every weight row o and tile of activation
+// rows [r0, r0 + n_a), split over weight rows across the pool.
+template <class RowFn>
+void ForEachRowAndTile(int64_t n_rows, int64_t m, ThreadPool& pool, const RowFn& row_fn) {
+  pool.ParallelFor(n_rows, [&](int64_t o_begin, int64_t o_end) {
+    for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
+      const int64_t oe = std::min(ob + kWeightRowBlock, o_end);
+      for (int64_t r0 = 0; r0 < m; r0 += simd::kRowTile) {
+        const int64_t n_a = std::min(simd::kRowTile, m - r0);
+        for (int64_t o = ob; o < oe; ++o) row_fn(o, r0, n_a);
+      }
+    }
+  });
+}
+
+}  // namespace
+
+bool HasOptimizedMatMul(GgmlType type) { return QuantKernelFor(type) != nullptr || FloatKernelFor(type) != nullptr; }
+
+int64_t ActivationBlock(GgmlType type) {
+  switch (type) {
+    case GgmlType::kTQ2_0:
+    case GgmlType::kTQ1_0:
+    case GgmlType::kQ4_K: return 256;
+    case GgmlType::kQ4_0:
+    case GgmlType::kQ8_0: return 32;
+    default: return 0;
+  }
+}
+
+void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool) {
+  TRIT_CHECK(w.type != nullptr && w.n_cols % w.type->block_size == 0);
+  if (m <= 0) return;
+  if (const QuantKernel kernel = QuantKernelFor(w.type->type); kernel != nullptr) {
+    TRIT_CHECK(ActivationBlock(w.type->type) == w.type->block_size);
+    QuantizedRows a;
+    QuantizeRows(x, m, w.n_cols, w.type->block_size, a);
+    const int64_t n_blocks = a.n_blocks();
+    ForEachRowAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t r0, int64_t n_a) {
+      simd::QuantDotArgs args;
+      args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
+      args.n_blocks = n_blocks;
+      args.a = a.q.data() + r0 * w.n_cols;
+      args.a_scale = a.scale.data() + r0 * n_blocks;
+      args.a_sum = a.sum.data() + r0 * n_blocks;
+      args.a_sum32 = a.sum32.data() + r0 * (w.n_cols / 32);
+      args.a_stride = w.n_cols;
+      args.n_a = n_a;
+      args.y = y + r0 * w.n_rows + o;
+      args.y_stride = w.n_rows;
+      kernel(args);
+    });
+    return;
+  }
+  if (const FloatKernel kernel = FloatKernelFor(w.type->type); kernel != nullptr) {
+    ForEachRowAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t r0, int64_t n_a) {
+      simd::FloatDotArgs args;
+      args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
+      args.n_cols = w.n_cols;
+      args.x = x + r0 * w.n_cols;
+      args.n_a = n_a;
+      args.y = y + r0 * w.n_rows + o;
+      args.y_stride = w.n_rows;
+      kernel(args);
+    });
+    return;
+  }
+  MatMul(w, x, m, y, pool);
+}
+
+}  // namespace trit::kernels

@@ -1,0 +1,59 @@
+// The per-CPU-target dot-product kernels behind MatMulOptimized
+// (matmul_optimized.h), compiled once per Highway target in matmul_simd.cpp
+// and chosen at run time (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
+//
+// Every kernel computes, for one weight row and up to kRowTile activation
+// rows, each result with the same arithmetic sequence whatever the number of
+// rows it is given and whatever the target:
+//   quantized types: per weight block b an exact integer dot product
+//     isum_b = sum q_w * q_a (with the type's offset taken out through the
+//     activation block sum), then acc[b % 8] += (d_w(b) * d_a(b)) * isum_b
+//     in increasing b, and the 8 lanes summed in dot.h's fixed tree (Q4_K:
+//     acc[b % 8] += (d * d_a) * A_b - (dmin * d_a) * B_b, A_b = sum over
+//     sub-blocks of scale * isum, B_b = sum of min * activation sums);
+//   float types (f32, f16, bf16): dot.h's order exactly (element k into lane
+//     k % 8, lanes summed in the fixed tree), so they equal the reference
+//     MatMul bit for bit.
+#pragma once
+
+#include <cstdint>
+
+namespace trit::kernels::simd {
+
+// Activation rows one kernel call handles at once, each weight block decoded
+// once for all of them.
+inline constexpr int64_t kRowTile = 4;
+
+struct QuantDotArgs {
+  const uint8_t* w = nullptr;        // one weight row: n_blocks blocks
+  int64_t n_blocks = 0;
+  const int8_t* a = nullptr;         // (n_a, a_stride) activations quantized per row (activation_quant.h)
+  const float* a_scale = nullptr;    // (n_a, n_blocks) activation block scales
+  const int32_t* a_sum = nullptr;    // (n_a, n_blocks) activation block sums of q
+  const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K)
+  int64_t a_stride = 0;              // elements between activation rows (= row length)
+  int64_t n_a = 0;                   // 1..kRowTile
+  float* y = nullptr;                // row r's result goes to y[r * y_stride]
+  int64_t y_stride = 0;
+};
+
+struct FloatDotArgs {
+  const void* w = nullptr;    // one weight row of n_cols f32, f16 or bf16 values
+  int64_t n_cols = 0;
+  const float* x = nullptr;   // (n_a, n_cols)
+  int64_t n_a = 0;            // 1..kRowTile
+  float* y = nullptr;         // row r's result goes to y[r * y_stride]
+  int64_t y_stride = 0;
+};
+
+// Weight block formats (quant/block_formats.h) with a kernel here.
+void DotTQ2_0(const QuantDotArgs& args);  // 256-element activation blocks
+void DotTQ1_0(const QuantDotArgs& args);  // 256-element activation blocks
+void DotQ4_0(const QuantDotArgs& args);   // 32-element activation blocks
+void DotQ8_0(const QuantDotArgs& args);   // 32-element activation blocks
+void DotQ4_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
+void DotF32(const FloatDotArgs& args);
+void DotF16(const FloatDotArgs& args);
+void DotBF16(const FloatDotArgs& args);
+
+}  // namespace trit::kernels::simd

@@ -1,0 +1,220 @@
+// The optimized matmul (SIMD, every compiled target this CPU runs) against
+// the scalar reference MatMul, on fresh random inputs each run; and its
+// bit-identity properties: every target the same bits, a row alone the same
+// bits as inside a batch, 1, 2 or 3 threads the same bits.
+#include "kernels/matmul_optimized.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "kernels/activation_quant.h"
+#include "kernels/cpu_targets.h"
+#include "kernels/matmul.h"
+
+namespace trit::kernels {
+namespace {
+
+using quant::GgmlType;
+
+// A new seed every run (printed with any failure), so the kernels meet inputs
+// nobody chose.
+uint64_t FreshSeed() {
+  std::random_device rd;
+  return (static_cast<uint64_t>(rd()) << 32) ^ rd();
+}
+
+struct Weights {
+  std::vector<uint8_t> bytes;
+  Matrix m;
+};
+
+Weights RandomWeights(const quant::TypeInfo& t, int64_t n_cols, int64_t n_rows, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n_cols * n_rows));
+  for (float& x : v) x = normal(rng);
+  Weights w;
+  const uint64_t row_bytes = static_cast<uint64_t>(n_cols / t.block_size * t.type_size);
+  w.bytes.resize(row_bytes * static_cast<uint64_t>(n_rows));
+  t.quantize(v.data(), w.bytes.data(), n_cols * n_rows);
+  w.m = Matrix{&t, w.bytes.data(), n_cols, n_rows, row_bytes};
+  return w;
+}
+
+std::vector<float> RandomActivations(int64_t n, std::mt19937_64& rng) {
+  // Mixed magnitudes per block, as hidden states have, and some exact zeros.
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = (rng() % 17 == 0) ? 0.0f : u(rng) * (1.0f + static_cast<float>(i % 7));
+  return v;
+}
+
+// Restores the normal target choice when a test ends, passed or not.
+struct TargetPin {
+  explicit TargetPin(int64_t target) { PinTargetForTest(target); }
+  ~TargetPin() { PinTargetForTest(0); }
+};
+
+bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+}
+
+class OptimizedMatMulTest : public ::testing::TestWithParam<GgmlType> {};
+
+// Every target against the reference: float types bit for bit; quantized
+// types within the bound of the activation rounding (each activation moves
+// by at most half its block's step d_a, so |y - y_ref| <= sum_k |w_k| d_a / 2,
+// plus float rounding). Every target returns the same bits as the first.
+TEST_P(OptimizedMatMulTest, EveryTargetMatchesTheReference) {
+  const quant::TypeInfo& t = quant::GetType(GetParam());
+  ASSERT_TRUE(HasOptimizedMatMul(t.type));
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  // Odd sizes: 5 blocks of 256 (37 of 32 for the 32-element types: more than
+  // one 64-block chunk), 37 output rows, 7 activation rows (not a multiple
+  // of the 4-row tile).
+  const int64_t n_cols = t.block_size >= 256 ? 5 * 256 : (t.block_size == 32 ? 37 * 32 + 64 * 32 : 1187);
+  const int64_t n_rows = 37, m = 7;
+  Weights w = RandomWeights(t, n_cols, n_rows, rng);
+  const std::vector<float> x = RandomActivations(m * n_cols, rng);
+  ThreadPool pool(2);
+  std::vector<float> ref(static_cast<size_t>(m * n_rows));
+  MatMul(w.m, x.data(), m, ref.data(), pool);
+
+  const int64_t block = ActivationBlock(t.type);
+  QuantizedRows a;
+  if (block > 0) QuantizeRows(x.data(), m, n_cols, block, a);
+  std::vector<float> row(static_cast<size_t>(n_cols));
+  std::vector<double> bound(ref.size());
+  for (int64_t o = 0; o < n_rows; ++o) {
+    DequantizeRow(w.m, o, row.data());
+    for (int64_t r = 0; r < m; ++r) {
+      double rounding = 0.0, magnitude = 0.0;
+      for (int64_t k = 0; k < n_cols; ++k) {
+        const double wk = std::abs(static_cast<double>(row[k]));
+        magnitude += wk * std::abs(static_cast<double>(x[r * n_cols + k]));
+        if (block > 0) rounding += wk * a.scale[static_cast<size_t>(r * (n_cols / block) + k / block)] / 2.0;
+      }
+      bound[static_cast<size_t>(r * n_rows + o)] = rounding * 1.001 + 1e-5 * magnitude + 1e-6;
+    }
+  }
+
+  const std::vector<int64_t> targets = RunnableTargets();
+  ASSERT_FALSE(targets.empty());
+  std::vector<float> first;
+  for (int64_t target : targets) {
+    SCOPED_TRACE(TargetName(target));
+    TargetPin pin(target);
+    std::vector<float> y(ref.size());
+    MatMulOptimized(w.m, x.data(), m, y.data(), pool);
+    if (block == 0) {
+      EXPECT_TRUE(SameBits(y, ref)) << "float weights must give the reference's bits";
+    } else {
+      double worst = 0.0;
+      for (size_t i = 0; i < y.size(); ++i) {
+        EXPECT_LE(std::abs(static_cast<double>(y[i]) - ref[i]), bound[i]) << "element " << i;
+        worst = std::max(worst, std::abs(static_cast<double>(y[i]) - ref[i]) / bound[i]);
+      }
+      RecordProperty(std::string(t.name) + "_" + TargetName(target) + "_worst_error_over_bound",
+                     std::to_string(worst));
+    }
+    if (first.empty()) {
+      first = y;
+    } else {
+      EXPECT_TRUE(SameBits(y, first)) << "differs from " << TargetName(targets.front());
+    }
+  }
+}
+
+// Contract 2 on the target the kernels run on: a row alone (M=1) gives the
+// bits it gives inside batches of any size, with 1, 2 or 3 threads, for odd
+// sizes and a row length that is not a multiple of any tile.
+TEST_P(OptimizedMatMulTest, RowsIndependentOfBatchAndThreads) {
+  const quant::TypeInfo& t = quant::GetType(GetParam());
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  const int64_t n_cols = t.block_size >= 256 ? 3 * 256 : (t.block_size == 32 ? 23 * 32 : 333);
+  const int64_t n_rows = 41, m = 11;
+  Weights w = RandomWeights(t, n_cols, n_rows, rng);
+  const std::vector<float> x = RandomActivations(m * n_cols, rng);
+  ThreadPool one(1), two(2), three(3);
+  std::vector<float> batch(static_cast<size_t>(m * n_rows));
+  MatMulOptimized(w.m, x.data(), m, batch.data(), one);
+  for (ThreadPool* pool : {&two, &three}) {
+    std::vector<float> threaded(batch.size());
+    MatMulOptimized(w.m, x.data(), m, threaded.data(), *pool);
+    EXPECT_TRUE(SameBits(batch, threaded)) << pool->n_threads() << " threads";
+  }
+  for (int64_t r = 0; r < m; ++r) {
+    std::vector<float> alone(static_cast<size_t>(n_rows));
+    MatMulOptimized(w.m, x.data() + r * n_cols, 1, alone.data(), three);
+    EXPECT_EQ(std::memcmp(alone.data(), batch.data() + r * n_rows, alone.size() * sizeof(float)), 0) << "row " << r;
+  }
+  // A batch that starts at another row: the tiles of 4 fall elsewhere.
+  std::vector<float> shifted(static_cast<size_t>((m - 3) * n_rows));
+  MatMulOptimized(w.m, x.data() + 3 * n_cols, m - 3, shifted.data(), two);
+  EXPECT_EQ(std::memcmp(shifted.data(), batch.data() + 3 * n_rows, shifted.size() * sizeof(float)), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, OptimizedMatMulTest,
+                         ::testing::Values(GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kQ4_0, GgmlType::kQ8_0,
+                                           GgmlType::kQ4_K, GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
+                         [](const ::testing::TestParamInfo<GgmlType>& info) {
+                           return std::string(quant::GetType(info.param).name);
+                         });
+
+TEST(OptimizedMatMul, TypesWithoutAKernelRunTheReference) {
+  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ6_K);
+  ASSERT_FALSE(HasOptimizedMatMul(t.type));
+  std::mt19937_64 rng(FreshSeed());
+  Weights w = RandomWeights(t, 512, 9, rng);
+  const std::vector<float> x = RandomActivations(3 * 512, rng);
+  ThreadPool pool(2);
+  std::vector<float> ref(27), y(27);
+  MatMul(w.m, x.data(), 3, ref.data(), pool);
+  MatMulOptimized(w.m, x.data(), 3, y.data(), pool);
+  EXPECT_TRUE(SameBits(y, ref));
+}
+
+TEST(ActivationQuant, RowsAreQuantizedAlone) {
+  std::mt19937_64 rng(FreshSeed());
+  const std::vector<float> x = RandomActivations(5 * 96, rng);
+  QuantizedRows all, one;
+  QuantizeRows(x.data(), 5, 96, 32, all);
+  for (int64_t r = 0; r < 5; ++r) {
+    QuantizeRows(x.data() + r * 96, 1, 96, 32, one);
+    EXPECT_TRUE(std::equal(one.q.begin(), one.q.end(), all.q.begin() + r * 96));
+    EXPECT_TRUE(std::equal(one.scale.begin(), one.scale.end(), all.scale.begin() + r * 3));
+    EXPECT_TRUE(std::equal(one.sum.begin(), one.sum.end(), all.sum.begin() + r * 3));
+  }
+  // Every block's extreme value maps to +-127 and q * d stays within d / 2.
+  for (int64_t b = 0; b < 15; ++b) {
+    int max_q = 0;
+    for (int64_t i = 0; i < 32; ++i) {
+      const float xi = x[static_cast<size_t>(b * 32 + i)];
+      const int q = all.q[static_cast<size_t>(b * 32 + i)];
+      max_q = std::max(max_q, std::abs(q));
+      EXPECT_LE(std::abs(xi - static_cast<float>(q) * all.scale[b]), all.scale[b] * 0.5001f);
+    }
+    EXPECT_EQ(max_q, 127);
+  }
+}
+
+TEST(CpuTargets, TheCpuRunsACompiledTarget) {
+  EXPECT_TRUE(CheckCpuSupport().ok());
+  const std::vector<int64_t> targets = RunnableTargets();
+  ASSERT_FALSE(targets.empty());
+  EXPECT_EQ(ActiveTargetName(), TargetName(targets.front()));
+  RecordProperty("targets", [&] {
+    std::string s;
+    for (int64_t t : targets) s += TargetName(t) + " ";
+    return s;
+  }());
+}
+
+}  // namespace
+}  // namespace trit::kernels
