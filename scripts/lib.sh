@@ -8,6 +8,7 @@ TRIT_BUILD_PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpcre2-dev
+  libcurl4-openssl-dev
 )
 # Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
 # Python for the cross-check against the independent `gguf` package.

@@ -302,7 +302,7 @@ Status OnBodyStart(Transfer& t) {
   if (t.content_length.has_value()) {
     if (Status s = CheckFreeSpace(t.target->partial, *t.content_length, t.options->reserve_bytes); !s.ok()) return s;
   }
-  t.Emit(PullEvent::Kind::kStart, url);
+  t.Emit(PullEvent::Kind::kStart, "fetching " + url);
   return Status::Ok();
 }
 
@@ -538,7 +538,7 @@ Status CopyLocalFile(const std::string& path, const FetchTarget& target, const D
     e.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     observer(e);
   };
-  emit(PullEvent::Kind::kStart, path);
+  emit(PullEvent::Kind::kStart, "copying " + path);
   std::vector<char> buf(1u << 20);
   while (in) {
     in.read(buf.data(), static_cast<std::streamsize>(buf.size()));

@@ -112,7 +112,7 @@ class Printer {
     switch (e.kind) {
       case PullEvent::Kind::kStart:
         last_decile_ = 0;
-        fmt::print(out_, "pull {}: fetching {}{}\n", e.name, e.message,
+        fmt::print(out_, "pull {}: {}{}\n", e.name, e.message,
                    e.total.has_value() ? fmt::format(" ({})", FormatBytes(*e.total)) : "");
         break;
       case PullEvent::Kind::kDone:

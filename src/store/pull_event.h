@@ -12,7 +12,7 @@ namespace trit::store {
 struct PullEvent {
   enum class Kind {
     kWaiting,         // another process is pulling the same name; waiting for its lock
-    kStart,           // fetching begins (bytes = already there when resuming)
+    kStart,           // fetching begins: "fetching URL" or "copying PATH"
     kResume,          // resuming a partial download at `bytes`
     kRestart,         // the partial could not be resumed; starting over (message says why)
     kProgress,        // bytes of total so far

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "store/download.h"
 #include "store/models_home.h"
 #include "store/pull.h"
 #include "store/resolve.h"
@@ -135,6 +136,19 @@ TEST_F(ModelStoreTest, LockIsExclusiveAndNamesTheCase) {
   EXPECT_TRUE(StoreLock::IsHeld(lock_path));
   std::ofstream(store.PathsFor("x").manifest) << "{}";
   EXPECT_NE(store.Remove("x").message().find("being pulled"), std::string::npos);
+}
+
+TEST_F(ModelStoreTest, FreeSpaceIsCheckedBeforeWriting) {
+  const std::string dir = fs::temp_directory_path().string();
+  Expected<uint64_t> free = FreeBytes(dir + "/x");
+  ASSERT_TRUE(free.ok()) << free.status().message();
+  EXPECT_TRUE(CheckFreeSpace(dir + "/x", 0, 0).ok());
+  const Status s = CheckFreeSpace(dir + "/x", *free + 1, 0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("not enough free space in " + dir), std::string::npos) << s.message();
+  // The reserve counts too, and huge figures do not overflow.
+  EXPECT_FALSE(CheckFreeSpace(dir + "/x", *free, 1).ok());
+  EXPECT_FALSE(CheckFreeSpace(dir + "/x", UINT64_MAX, UINT64_MAX).ok());
 }
 
 }  // namespace
