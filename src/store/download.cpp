@@ -189,6 +189,10 @@ struct Transfer {
   std::optional<uint64_t> expected_total;  // of the whole file
   bool excess = false;                     // bytes past Content-Length arrived
   bool range_not_satisfiable = false;
+  // A server that keeps the connection open after Content-Length bytes
+  // despite "Connection: close": the body is taken as complete after a grace period.
+  std::optional<Clock::time_point> length_reached_at;
+  bool complete_by_length = false;
   bool discard_partial = false;  // the bytes are not worth resuming
   Status error;
   Clock::time_point start = Clock::now();
@@ -249,6 +253,9 @@ size_t OnHeader(char* data, size_t size, size_t n, void* user) {
   } else if (key == "content-type") {
     t->content_type = std::string(value);
     for (char& c : t->content_type) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  } else if (key == "content-range" && value.starts_with("bytes */")) {
+    // bytes */TOTAL: the answer to a range past the end (HTTP 416)
+    t->range_total = ParseU64(value.substr(8));
   } else if (key == "content-range" && value.starts_with("bytes ")) {
     // bytes START-END/TOTAL
     const std::string_view r = value.substr(6);
@@ -329,12 +336,25 @@ size_t OnBody(char* data, size_t size, size_t n, void* user) {
     return 0;
   }
   t->body_bytes += bytes;
+  if (t->content_length.has_value() && t->body_bytes == *t->content_length) t->length_reached_at = Clock::now();
   const Clock::time_point now = Clock::now();
   if (std::chrono::duration<double>(now - t->last_event).count() >= kEventInterval) {
     t->last_event = now;
     t->Emit(PullEvent::Kind::kProgress);
   }
   return bytes;
+}
+
+constexpr double kKeepAliveGrace = 2.0;  // seconds to wait for bytes past Content-Length
+
+int OnProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* t = static_cast<Transfer*>(user);
+  if (t->length_reached_at.has_value() &&
+      std::chrono::duration<double>(Clock::now() - *t->length_reached_at).count() > kKeepAliveGrace) {
+    t->complete_by_length = true;
+    return 1;  // aborts: the body is complete and nothing more came
+  }
+  return 0;
 }
 
 void GlobalInitOnce() {
@@ -385,6 +405,11 @@ CURLcode Perform(const std::string& url, Transfer& t, std::string* curl_error) {
   curl_easy_setopt(c.h, CURLOPT_WRITEFUNCTION, OnBody);
   curl_easy_setopt(c.h, CURLOPT_WRITEDATA, &t);
   curl_easy_setopt(c.h, CURLOPT_HTTPHEADER, c.headers);
+  // HTTP/1.1, where "Connection: close" has its meaning (HTTP/2 forbids the header).
+  curl_easy_setopt(c.h, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+  curl_easy_setopt(c.h, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c.h, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(c.h, CURLOPT_XFERINFODATA, &t);
   const CURLcode rc = curl_easy_perform(c.h);
   *curl_error = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(rc);
   return rc;
@@ -443,7 +468,18 @@ static Status DownloadUrlInto(const std::string& url, const FetchTarget& target,
     t.resume_from = file->size();
     std::string curl_error;
     const CURLcode rc = Perform(url, t, &curl_error);
-
+    if (rc == CURLE_OK && !t.body_started) {
+      // An empty body: the checks the first byte would have run.
+      t.body_started = true;
+      t.error = OnBodyStart(t);
+    }
+    if (t.range_not_satisfiable && t.range_total == t.resume_from) {
+      // "416, the file has N bytes" and the partial has N: it was complete
+      // already (a pull stopped after the last byte, before the rename).
+      t.expected_total = t.resume_from;
+      t.Emit(PullEvent::Kind::kResume, fmt::format("the partial download is complete ({} bytes)", t.resume_from));
+      return file->Sync();
+    }
     if (t.range_not_satisfiable && attempt == 0) {
       // The partial is longer than the file now is, or the server cannot serve that range: start over.
       if (Status s = file->Truncate(); !s.ok()) return s;
@@ -467,6 +503,7 @@ static Status DownloadUrlInto(const std::string& url, const FetchTarget& target,
       if (t.discard_partial) RemovePartial(target);
       return t.error;
     }
+    const bool ok = rc == CURLE_OK || (rc == CURLE_ABORTED_BY_CALLBACK && t.complete_by_length);
     if (rc == CURLE_TOO_MANY_REDIRECTS) {
       return Error(ErrorCode::kIo, "{}: more than {} redirects (a redirect loop?)", url, options.max_redirects);
     }
@@ -478,12 +515,8 @@ static Status DownloadUrlInto(const std::string& url, const FetchTarget& target,
     if (rc == CURLE_OPERATION_TIMEDOUT) {
       return Error(ErrorCode::kIo, "{}: no data for {} s ({}); {}", url, options.stall_timeout_s, curl_error, kept);
     }
-    if (rc != CURLE_OK) return Error(ErrorCode::kIo, "{}: download failed: {}; {}", url, curl_error, kept);
-    if (!t.body_started) {
-      // An empty body: the checks that the first byte would have run.
-      if (Status s = OnBodyStart(t); !s.ok()) return s;
-      if (file->size() == 0) return Error(ErrorCode::kCorrupt, "{} sent an empty body, not a GGUF model", url);
-    }
+    if (!ok) return Error(ErrorCode::kIo, "{}: download failed: {}; {}", url, curl_error, kept);
+    if (file->size() == 0) return Error(ErrorCode::kCorrupt, "{} sent an empty body, not a GGUF model", url);
     if (t.content_length.has_value() && t.body_bytes < *t.content_length) {
       return Error(ErrorCode::kIo,
                    "{}: the connection closed after {} of the {} bytes the server announced (Content-Length); {}", url,

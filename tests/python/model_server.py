@@ -13,6 +13,9 @@ misbehave per path, the ways real servers and networks do:
   html-bare     a web page with Content-Type application/octet-stream
   redirect-loop 302 to itself, forever
   slow          the file in 16 KiB pieces with a pause between them
+  no-length     the whole file without Content-Length, ended by closing the connection
+  keep-open     the whole file, then holds the connection open for 60 s
+                (ignoring the client's "Connection: close")
 
 Used by store_pull_test.py (run by ctest); also runnable by hand:
   python3 model_server.py FILE  (serves FILE as /model.gguf and prints the port)
@@ -93,6 +96,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if mode == "extra":
             self._send(status, headers + [("Content-Length", str(len(body)))], body + b"\0" * 1000)
             return self._hang_up()
+        if mode == "no-length":
+            self._send(status, headers + [("Connection", "close")], body)
+            return self._hang_up()
         if mode == "slow":
             self._send(status, headers + [("Content-Length", str(len(body)))], b"")
             try:
@@ -103,7 +109,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             except OSError:
                 self.close_connection = True
             return None
-        return self._send(status, headers + [("Content-Length", str(len(body)))], body)
+        self._send(status, headers + [("Content-Length", str(len(body)))], body)
+        if mode == "keep-open":
+            time.sleep(60)
+        return None
 
 
 class ModelServer:

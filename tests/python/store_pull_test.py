@@ -182,6 +182,19 @@ class StoreTest(unittest.TestCase):
         self.assert_listed_models_are_whole()
         self.assertNotIn("stories260k.gguf.partial", self.files())
 
+    def test_complete_partial_is_not_fetched_again(self):
+        # As a pull killed after the last byte, before the rename, leaves it.
+        os.makedirs(self.models)
+        with open(os.path.join(self.models, "stories260k.gguf.partial"), "wb") as f:
+            f.write(MODEL)
+        with open(os.path.join(self.models, "stories260k.gguf.partial.source"), "w") as f:
+            f.write(self.url + "\n")
+        r = self.trit("pull", self.url, "--json")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("complete", self.events(r.stdout)[0]["message"])
+        self.assertEqual(self.server.requests(self.path), [(self.path, f"bytes={len(MODEL)}-")])
+        self.assert_listed_models_are_whole()
+
     def test_server_without_range_support(self):
         self.server.set_mode(self.path, "truncate")
         self.assertEqual(self.trit("pull", self.url).returncode, 1)
@@ -197,6 +210,14 @@ class StoreTest(unittest.TestCase):
         r = self.trit("pull", self.server.url("/m/other.gguf"), "--name", "n")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIsNone(self.server.requests("/m/other.gguf")[-1][1])  # no Range: a fresh download
+        self.assert_listed_models_are_whole()
+
+    def test_server_that_keeps_the_connection_open(self):
+        # Complete after Content-Length bytes and a short wait for extra ones,
+        # not when the server hangs up 60 s later (or the 60 s stall timeout).
+        self.server.set_mode(self.path, "keep-open")
+        r = self.trit("pull", self.url, timeout=30)
+        self.assertEqual(r.returncode, 0, r.stderr)
         self.assert_listed_models_are_whole()
 
     def test_kill_9_at_random_points_never_lists_a_broken_model(self):
@@ -277,6 +298,23 @@ class StoreTest(unittest.TestCase):
 
     def test_http_404(self):
         self.assert_refused(self.trit("pull", self.server.url("/nothing/here.gguf")), "HTTP 404")
+
+    def test_disk_full(self):
+        """A 700 KiB tmpfs as TRIT_HOME: refused before writing when the size
+        is announced, and at the write that fails when it is not."""
+        small = os.path.join(self.home, "small")
+        os.makedirs(small)
+        r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=700k", "tmpfs", small], capture_output=True, text=True)
+        if r.returncode != 0:
+            self.skipTest(f"cannot mount a small tmpfs here (needs root): {r.stderr.strip()}")
+        try:
+            self.env["TRIT_HOME"] = small
+            self.models = os.path.join(small, "models")
+            self.assert_refused(self.trit("pull", self.url), "not enough free space")
+            self.server.set_mode(self.path, "no-length")
+            self.assert_refused(self.trit("pull", self.url), "disk full writing", "kept", partial_kept=True)
+        finally:
+            subprocess.run(["umount", small], check=False)
 
     def test_names_cannot_escape_the_models_directory(self):
         for bad in ("../evil", "..", "a/b", ".hidden", ""):
