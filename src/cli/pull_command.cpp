@@ -82,7 +82,7 @@ Command AddPullCommand(CLI::App& parent) {
       "  trit pull hf.co/Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf\n"
       "  trit pull https://example.com/qwen3-0.6b-q4_0.gguf --sha256 <hex>\n"
       "  trit pull ./my-model.gguf --name mine\n"
-      "  trit run stories260k \"Once upon a time\"");
+      "  trit run mine \"Once upon a time\"");
   return {app, [opt, name] {
             opt->name_given = name->count() > 0;
             return RunPull(*opt);

@@ -276,6 +276,10 @@ Status OnBodyStart(Transfer& t) {
     t.range_not_satisfiable = true;
     return Error(ErrorCode::kIo, "HTTP 416");
   }
+  if (t.status == 401 || t.status == 403) {
+    return Error(ErrorCode::kIo, "HTTP {} from {}: the file needs credentials (a gated or private repository?), "
+                 "which trit does not send", t.status, url);
+  }
   if (t.status >= 400) return Error(ErrorCode::kIo, "HTTP {} from {}", t.status, url);
   if (t.status != 200 && t.status != 206) {
     return Error(ErrorCode::kUnsupported, "unexpected HTTP status {} from {}", t.status, url);
