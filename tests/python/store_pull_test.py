@@ -195,6 +195,28 @@ class StoreTest(unittest.TestCase):
         self.assertEqual(self.server.requests(self.path), [(self.path, f"bytes={len(MODEL)}-")])
         self.assert_listed_models_are_whole()
 
+    def test_ctrl_c_keeps_the_partial_for_resuming(self):
+        self.server.set_mode(self.path, "slow")
+        self.server.httpd.slow_pause = 0.02  # ~1.5 s for the whole file
+        try:
+            p = self.spawn("pull", self.url)
+            partial = os.path.join(self.models, "stories260k.gguf.partial")
+            deadline = time.time() + 20
+            while time.time() < deadline and not (os.path.exists(partial) and os.path.getsize(partial) > 0):
+                time.sleep(0.01)
+            p.send_signal(signal.SIGINT)
+            p.communicate(timeout=30)
+        finally:
+            self.server.httpd.slow_pause = 0.005
+        self.assertNotEqual(p.returncode, 0)
+        kept = os.path.getsize(partial)
+        self.assertGreater(kept, 0)
+        self.assertEqual(self.listed(), {})
+        self.server.set_mode(self.path, "normal")
+        self.assertEqual(self.trit("pull", self.url).returncode, 0)
+        self.assertEqual(self.server.requests(self.path)[-1][1], f"bytes={kept}-")
+        self.assert_listed_models_are_whole()
+
     def test_server_without_range_support(self):
         self.server.set_mode(self.path, "truncate")
         self.assertEqual(self.trit("pull", self.url).returncode, 1)
