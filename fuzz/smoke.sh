@@ -31,7 +31,7 @@ if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -G Ninja -DTRIT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz \
-  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz
+  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz store_text_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -104,3 +104,10 @@ while IFS= read -r -d '' f; do
   cp "$f" "$work/hwx-seeds/$(echo "$f" | tr '/' '_')"
 done < <(find "$shared/ane" -type f \( -name '*.hwx*' -o -name '*.ane' \) -print0 2>/dev/null)
 run_fuzzer hwx_reader_fuzz "$work/hwx-corpus" "$work/hwx-seeds"
+# Model store text: a manifest, URLs and Hub paths.
+mkdir -p "$work/store-corpus" "$work/store-seeds"
+printf '{"name":"stories260k","source":"https://h/s.gguf","size":1185376,"sha256":"%s","added":"2026-11-30T08:12:05Z"}' \
+  "$(printf 'a%.0s' {1..64})" > "$work/store-seeds/manifest"
+printf 'hf.co/Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf' > "$work/store-seeds/hub"
+printf 'https://example.com/x/Model-Q4_0.gguf?download=true' > "$work/store-seeds/url"
+run_fuzzer store_text_fuzz "$work/store-corpus" "$work/store-seeds"

@@ -9,6 +9,7 @@ TRIT_BUILD_PACKAGES=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libpcre2-dev
   libhwy-dev
+  libcurl4-openssl-dev
 )
 # Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
 # Python for the cross-check against the independent `gguf` package.

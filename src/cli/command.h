@@ -29,6 +29,8 @@ Command AddTokenizeCommand(CLI::App& parent);
 Command AddDetokenizeCommand(CLI::App& parent);
 Command AddBundleCommand(CLI::App& parent);
 Command AddHwxCommand(CLI::App& parent);
+Command AddPullCommand(CLI::App& parent);
+Command AddModelsCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);

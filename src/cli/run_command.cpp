@@ -23,6 +23,7 @@
 #include "runtime/generate.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
+#include "store/resolve.h"
 #include "tokenizer/tokenizer.h"
 
 namespace trit::cli {
@@ -79,7 +80,8 @@ struct Loaded {
 };
 
 // MODEL and PROMPT from the positional arguments: one argument is a model
-// when it names a file (or ends in .gguf), otherwise a prompt for the bundled model.
+// when it names a file, a URL or a model in the store (or ends in .gguf),
+// otherwise a prompt for the bundled model.
 Status ResolveArguments(const std::vector<std::string>& positional, std::string* model,
                         std::optional<std::string>* prompt) {
   if (positional.size() > 2) {
@@ -87,13 +89,15 @@ Status ResolveArguments(const std::vector<std::string>& positional, std::string*
                  positional.size());
   }
   std::vector<std::string> args = positional;
-  if (args.size() == 1 && !std::filesystem::is_regular_file(args[0]) && !args[0].ends_with(".gguf")) {
+  if (args.size() == 1 && !store::LooksLikeModelArgument(args[0]) && !args[0].ends_with(".gguf")) {
     *prompt = args[0];
     args.clear();
   }
   if (args.size() == 2) *prompt = args[1];
   if (!args.empty()) {
-    *model = args[0];
+    Expected<std::string> resolved = store::ResolveModelArgument(args[0]);  // a path, a store name or a URL
+    if (!resolved.ok()) return resolved.status();
+    *model = *resolved;
     return Status::Ok();
   }
   Expected<std::string> path = DefaultModelPath();

@@ -10,6 +10,7 @@
 #include "cli/metadata_json.h"
 #include "cli/model_summary.h"
 #include "formats/gguf/reader.h"
+#include "store/resolve.h"
 
 namespace trit::cli {
 namespace {
@@ -120,7 +121,12 @@ void PrintHuman(const gguf::File& file, const ModelSummary& s, bool list_tensors
 }
 
 int RunShow(const ShowOptions& opt) {
-  Expected<gguf::File> file = gguf::File::Open(opt.path);
+  Expected<std::string> path = store::ResolveModelArgument(opt.path);  // a path, a store name or a URL
+  if (!path.ok()) {
+    PrintError(path.status().message());
+    return kExitFailure;
+  }
+  Expected<gguf::File> file = gguf::File::Open(*path);
   if (!file.ok()) {
     PrintError(file.status().message());
     return kExitFailure;
@@ -141,7 +147,7 @@ int RunShow(const ShowOptions& opt) {
 Command AddShowCommand(CLI::App& parent) {
   auto opt = std::make_shared<ShowOptions>();
   CLI::App* app = parent.add_subcommand("show", "Describe a GGUF model file: architecture, sizes, metadata, tensors");
-  app->add_option("file", opt->path, "GGUF file to read")->required();
+  app->add_option("file", opt->path, "GGUF file to read, a model name from trit models list, or a URL to pull")->required();
   app->add_flag("--json", opt->json,
                 "Print one JSON object (format, version, architecture, parameters, file_bytes, tensor_count, "
                 "metadata, tensors, ...) instead of text");

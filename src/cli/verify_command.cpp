@@ -14,6 +14,7 @@
 #include "cli/default_model.h"
 #include "cli/verify_run.h"
 #include "model/model.h"
+#include "store/resolve.h"
 
 namespace trit::cli {
 namespace {
@@ -95,6 +96,13 @@ void PrintText(const VerifyCommandOptions& opt, const std::vector<int32_t>& ids,
 int RunVerifyCommand(VerifyCommandOptions& opt) {
   if (opt.model.empty()) {
     Expected<std::string> path = DefaultModelPath();
+    if (!path.ok()) {
+      PrintError(path.status().message());
+      return kExitFailure;
+    }
+    opt.model = *path;
+  } else {
+    Expected<std::string> path = store::ResolveModelArgument(opt.model);  // a path, a store name or a URL
     if (!path.ok()) {
       PrintError(path.status().message());
       return kExitFailure;
