@@ -28,6 +28,8 @@ Command AddVerifyCommand(CLI::App& parent);
 Command AddTokenizeCommand(CLI::App& parent);
 Command AddDetokenizeCommand(CLI::App& parent);
 Command AddBundleCommand(CLI::App& parent);
+Command AddBackendsCommand(CLI::App& parent);
+Command AddDoctorCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);
