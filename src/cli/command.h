@@ -31,6 +31,8 @@ Command AddBundleCommand(CLI::App& parent);
 Command AddHwxCommand(CLI::App& parent);
 Command AddPullCommand(CLI::App& parent);
 Command AddModelsCommand(CLI::App& parent);
+Command AddBackendsCommand(CLI::App& parent);
+Command AddDoctorCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);

@@ -18,6 +18,7 @@
 
 #include "cli/command.h"
 #include "cli/default_model.h"
+#include "cli/engine_option.h"
 #include "cli/prompt_builder.h"
 #include "model/model.h"
 #include "runtime/generate.h"
@@ -67,6 +68,7 @@ struct RunOptions {
   int64_t ctx = 0;
   std::string system;
   std::string kv = "f16";
+  std::string engine;  // --engine: a name or alias; empty: the registry chooses
   bool raw = false;
   bool verbose = false;
 };
@@ -75,7 +77,7 @@ struct Loaded {
   std::string path;
   std::unique_ptr<gguf::File> file;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
-  std::unique_ptr<model::Model> model;
+  EngineModel model;  // the engine the registry chose, and the model it loaded
   std::unique_ptr<runtime::Session> session;
 };
 
@@ -106,23 +108,24 @@ Status ResolveArguments(const std::vector<std::string>& positional, std::string*
   return Status::Ok();
 }
 
-Expected<Loaded> Load(const std::string& path, const RunOptions& opt) {
+Expected<Loaded> Load(const std::string& path, const RunOptions& opt, int* exit_code) {
   Loaded l;
   l.path = path;
+  Expected<EngineModel> m = OpenModel(path, engines::kCapabilityGenerate, opt.engine, exit_code);
+  if (!m.ok()) return m.status();
+  l.model = std::move(m).value();
+  *exit_code = kExitFailure;
   Expected<gguf::File> file = gguf::File::Open(path);
   if (!file.ok()) return file.status();
   l.file = std::make_unique<gguf::File>(std::move(file).value());
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*l.file);
   if (!tok.ok()) return tok.status().WithContext(path);
   l.tokenizer = std::move(tok).value();
-  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(path);
-  if (!m.ok()) return m.status();
-  l.model = std::move(m).value();
   runtime::SessionOptions so;
   so.n_ctx = opt.ctx;
   so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   so.kv_type = opt.kv == "f32" ? kernels::KvType::kF32 : kernels::KvType::kF16;
-  Expected<std::unique_ptr<runtime::Session>> s = runtime::Session::Create(*l.model, so);
+  Expected<std::unique_ptr<runtime::Session>> s = l.model.engine->CreateSession(*l.model.model, so);
   if (!s.ok()) return s.status();
   l.session = std::move(s).value();
   return l;
@@ -265,10 +268,11 @@ int RunRun(const RunOptions& opt) {
     PrintError(s.message());
     return s.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
-  Expected<Loaded> loaded = Load(model_path, opt);
+  int exit_code = kExitFailure;
+  Expected<Loaded> loaded = Load(model_path, opt, &exit_code);
   if (!loaded.ok()) {
     PrintError(loaded.status().message());
-    return kExitFailure;
+    return exit_code;
   }
   Expected<PromptBuilder> builder = PromptBuilder::Create(*loaded->file, *loaded->tokenizer, opt.raw);
   if (!builder.ok()) {
@@ -276,7 +280,8 @@ int RunRun(const RunOptions& opt) {
     return kExitFailure;
   }
   if (opt.verbose) {
-    fmt::print(stderr, "[{}: {} threads, seed {}, {}]\n", model_path, loaded->session->n_threads(), so.seed,
+    fmt::print(stderr, "[{}: engine {}, {} threads, seed {}, {}]\n", model_path, loaded->model.engine->info().name,
+               loaded->session->n_threads(), so.seed,
                builder->chat() ? "chat template" : "plain completion");
   }
   runtime::Sampler sampler(so);
@@ -326,6 +331,7 @@ Command AddRunCommand(CLI::App& parent) {
   app->add_option("-c,--ctx", opt->ctx, "Context length in tokens (0: the model's)")->default_val(0)->check(CLI::NonNegativeNumber);
   app->add_option("--system", opt->system, "System message for chat models");
   app->add_option("--kv", opt->kv, "KV cache type: f16 or f32")->default_val("f16");
+  AddEngineOption(app, &opt->engine);
   app->add_flag("--raw", opt->raw, "Skip the chat template: the prompt is plain text after BOS");
   app->add_flag("-v,--verbose", opt->verbose, "Print the seed, threads and timings on stderr");
   app->footer(

@@ -12,6 +12,7 @@
 
 #include "cli/command.h"
 #include "cli/default_model.h"
+#include "cli/engine_option.h"
 #include "cli/verify_run.h"
 #include "model/model.h"
 #include "store/resolve.h"
@@ -26,7 +27,7 @@ struct VerifyCommandOptions {
   int threads = 1;
   int64_t top = 0;
   std::string kv = "f16";
-  std::string kernels = "optimized";
+  std::string engine;  // --engine; empty: the registry chooses
   bool json = false;
 };
 
@@ -44,8 +45,10 @@ std::vector<std::pair<int32_t, float>> TopK(const float* row, int64_t n_vocab, i
 
 double PerSecond(size_t n, double seconds) { return seconds > 0.0 ? static_cast<double>(n) / seconds : 0.0; }
 
-void PrintJson(const VerifyCommandOptions& opt, const std::vector<int32_t>& ids, const VerifyResult& r) {
+void PrintJson(const VerifyCommandOptions& opt, const std::string& engine, const std::vector<int32_t>& ids,
+               const VerifyResult& r) {
   nlohmann::ordered_json j;
+  j["engine"] = engine;
   j["argmax"] = r.argmax;
   j["identical"] = r.identical;
   j["differing"] = r.differing;
@@ -54,7 +57,6 @@ void PrintJson(const VerifyCommandOptions& opt, const std::vector<int32_t>& ids,
   j["chunk"] = opt.chunk == 0 ? static_cast<int64_t>(ids.size()) : opt.chunk;
   j["threads"] = opt.threads;
   j["kv_type"] = opt.kv;
-  j["kernels"] = opt.kernels;
   j["chunked_tokens_per_second"] = PerSecond(ids.size(), r.chunked_seconds);
   j["decode_tokens_per_second"] = PerSecond(ids.size(), r.single_seconds);
   if (opt.top > 0) {
@@ -71,8 +73,9 @@ void PrintJson(const VerifyCommandOptions& opt, const std::vector<int32_t>& ids,
   fmt::print("{}\n", j.dump());
 }
 
-void PrintText(const VerifyCommandOptions& opt, const std::vector<int32_t>& ids, const VerifyResult& r) {
-  fmt::print("model {}: {} ids, passes of {} rows, {} threads, kv {}\n", opt.model, ids.size(),
+void PrintText(const VerifyCommandOptions& opt, const std::string& engine, const std::vector<int32_t>& ids,
+               const VerifyResult& r) {
+  fmt::print("model {} on engine {}: {} ids, passes of {} rows, {} threads, kv {}\n", opt.model, engine, ids.size(),
              opt.chunk == 0 ? static_cast<int64_t>(ids.size()) : opt.chunk, opt.threads, opt.kv);
   std::string argmax;
   for (int32_t a : r.argmax) argmax += fmt::format("{}{}", argmax.empty() ? "" : " ", a);
@@ -114,26 +117,26 @@ int RunVerifyCommand(VerifyCommandOptions& opt) {
     PrintError(ids.status().message());
     return kExitUsage;
   }
-  model::LoadOptions load;
-  load.kernels = *kernels::ParseKernelSet(opt.kernels);  // CLI11 checked the name
-  Expected<std::unique_ptr<model::Model>> model = model::LoadModel(opt.model, load);
+  int exit_code = kExitFailure;
+  Expected<EngineModel> model = OpenModel(opt.model, engines::kCapabilityGenerate, opt.engine, &exit_code);
   if (!model.ok()) {
     PrintError(model.status().message());
-    return kExitFailure;
+    return exit_code;
   }
+  const std::string& engine = model->engine->info().name;
   VerifyOptions vo;
   vo.chunk = opt.chunk;
   vo.n_threads = opt.threads;
   vo.kv_type = opt.kv == "f32" ? kernels::KvType::kF32 : kernels::KvType::kF16;
-  Expected<VerifyResult> result = RunVerify(**model, *ids, vo);
+  Expected<VerifyResult> result = RunVerify(*model->model, *ids, vo);
   if (!result.ok()) {
     PrintError(result.status().message());
     return kExitFailure;
   }
   if (opt.json) {
-    PrintJson(opt, *ids, *result);
+    PrintJson(opt, engine, *ids, *result);
   } else {
-    PrintText(opt, *ids, *result);
+    PrintText(opt, engine, *ids, *result);
   }
   if (result->differing != 0) {
     PrintError(fmt::format("{} of {} rows differ between passes of {} rows and one token at a time",
@@ -158,13 +161,10 @@ Command AddVerifyCommand(CLI::App& parent) {
   app->add_option("--threads", opt->threads, "Threads computing each pass")->default_val(1)->check(CLI::Range(1, 1024));
   app->add_option("--top", opt->top, "Also print the K highest logits of every row")->check(CLI::PositiveNumber);
   app->add_option("--kv", opt->kv, "KV cache element type")->default_val("f16")->check(CLI::IsMember({"f16", "f32"}));
-  app->add_option("--kernels", opt->kernels,
-                  "Kernel set: optimized (SIMD, the default) or reference (the scalar oracle, docs/KERNELS.md)")
-      ->default_val("optimized")
-      ->check(CLI::IsMember({"optimized", "reference"}));
+  AddEngineOption(app, &opt->engine);
   app->add_flag("--json", opt->json,
-                "Print one JSON object: argmax, identical, differing, logits_sha256 (all rows' float32 logits), "
-                "rows, chunk, threads, kv_type, kernels, tokens per second, top (with --top)");
+                "Print one JSON object: engine, argmax, identical, differing, logits_sha256 (all rows' float32 logits), "
+                "rows, chunk, threads, kv_type, tokens per second, top (with --top)");
   app->footer("Examples:\n  trit verify --ids \"1 403 407 261\" --chunk 3 --threads 2\n"
               "  trit verify models/stories260K.gguf --ids 1,403,407 --json");
   return {app, [opt] { return RunVerifyCommand(*opt); }};

@@ -18,7 +18,8 @@ namespace trit::testing {
 
 namespace {
 
-RunResult Run(const std::vector<std::string>& args, const std::string* input, int timeout_seconds) {
+RunResult Run(const SpawnOptions& spawn, const std::vector<std::string>& args, const std::string* input,
+              int timeout_seconds) {
   int out_pipe[2], err_pipe[2], in_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe(in_pipe) != 0) throw std::runtime_error("pipe failed");
   posix_spawn_file_actions_t actions;
@@ -29,20 +30,26 @@ RunResult Run(const std::vector<std::string>& args, const std::string* input, in
   posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
   posix_spawn_file_actions_addclose(&actions, out_pipe[0]);
   posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
+  if (!spawn.cwd.empty()) posix_spawn_file_actions_addchdir_np(&actions, spawn.cwd.c_str());
 
-  std::vector<std::string> argv_storage = {TRIT_BINARY};
+  std::vector<std::string> argv_storage = {spawn.binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_storage) argv.push_back(a.data());
   argv.push_back(nullptr);
+  std::vector<std::string> env_storage = spawn.env;
+  std::vector<char*> envp;
+  for (std::string& e : env_storage) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
   pid_t pid;
-  const int rc = posix_spawn(&pid, TRIT_BINARY, &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, spawn.binary.c_str(), &actions, nullptr, argv.data(),
+                             spawn.env.empty() ? environ : envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);
   close(err_pipe[1]);
   close(in_pipe[0]);
-  if (rc != 0) throw std::runtime_error("cannot spawn " TRIT_BINARY);
+  if (rc != 0) throw std::runtime_error("cannot spawn " + spawn.binary);
   // Small inputs fit the pipe buffer; then stdin ends, as from a file.
   if (input != nullptr && !input->empty()) {
     if (write(in_pipe[1], input->data(), input->size()) != static_cast<ssize_t>(input->size())) {
@@ -95,11 +102,28 @@ RunResult Run(const std::vector<std::string>& args, const std::string* input, in
 }  // namespace
 
 RunResult RunTrit(const std::vector<std::string>& args, int timeout_seconds) {
-  return Run(args, nullptr, timeout_seconds);
+  return Run(SpawnOptions{}, args, nullptr, timeout_seconds);
+}
+
+RunResult RunProgram(const SpawnOptions& spawn, const std::vector<std::string>& args, int timeout_seconds) {
+  return Run(spawn, args, nullptr, timeout_seconds);
+}
+
+std::vector<std::string> EnvironmentWith(const std::vector<std::string>& drop, const std::vector<std::string>& add) {
+  std::vector<std::string> out;
+  for (char** e = environ; *e != nullptr; ++e) {
+    const std::string item = *e;
+    const std::string name = item.substr(0, item.find('='));
+    bool dropped = false;
+    for (const std::string& d : drop) dropped = dropped || d == name;
+    if (!dropped) out.push_back(item);
+  }
+  out.insert(out.end(), add.begin(), add.end());
+  return out;
 }
 
 RunResult RunTritWithInput(const std::vector<std::string>& args, const std::string& input, int timeout_seconds) {
-  return Run(args, &input, timeout_seconds);
+  return Run(SpawnOptions{}, args, &input, timeout_seconds);
 }
 
 std::string MakeTempDir(const std::string& prefix) {

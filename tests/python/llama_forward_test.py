@@ -9,7 +9,7 @@ layers, gemma3 with 7 layers (one global, rope base 1e6 with linear scaling
 make_random_model writes a small random-weight GGUF with trit's
 gguf::Writer (the architecture's preset); llama.cpp's `gguf` package reads
 it back and llama_numpy_forward.py computes the logits of every row;
-`trit verify --kv f32 --kernels reference --json --top VOCAB` gives trit's
+`trit verify --kv f32 --engine reference --json --top VOCAB` gives trit's
 (the scalar reference kernels: the optimized set quantizes activations for
 q8_0/TQ1_0/TQ2_0 and is checked against the reference in
 tests/model/optimized_kernels_test.cpp). They must agree
@@ -64,7 +64,7 @@ def main():
             n_vocab = model.t["token_embd.weight"].shape[0]
             ids = [int(x) for x in rng.integers(0, n_vocab, size=45)]
             out = subprocess.run([args.trit, "verify", path, "--ids", " ".join(map(str, ids)), "--kv", "f32",
-                                  "--kernels", "reference", "--chunk", "7", "--json", "--top", str(n_vocab)],
+                                  "--engine", "reference", "--chunk", "7", "--json", "--top", str(n_vocab)],
                                  capture_output=True, text=True, timeout=120)
             if out.returncode != 0:
                 print(f"FAIL {name}: trit verify exited {out.returncode}: {out.stderr.strip()}")
