@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
 #include <vector>
@@ -102,12 +103,26 @@ Expected<double> MeasureReadBandwidth(const BandwidthOptions& options) {
 }
 
 uint64_t PeakRssBytes() {
+  // Linux: VmHWM of /proc/self/status, this program's own high-water mark.
+  // getrusage's ru_maxrss is not: it keeps the peak of the process image
+  // before exec, so a trit started by a large parent (a Python script with a
+  // model loaded) would report the parent's peak.
+  if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, f) != nullptr) {
+      found = std::sscanf(line, "VmHWM: %llu kB", &kib) == 1;
+    }
+    std::fclose(f);
+    if (found) return static_cast<uint64_t>(kib) * 1024;
+  }
   struct rusage usage {};
   if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
 #ifdef __APPLE__
   return static_cast<uint64_t>(usage.ru_maxrss);  // bytes on macOS
 #else
-  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB on Linux
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // KiB elsewhere
 #endif
 }
 

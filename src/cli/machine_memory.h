@@ -26,7 +26,8 @@ uint64_t DefaultBandwidthBufferBytes();
 // Errors when the buffer cannot be allocated.
 Expected<double> MeasureReadBandwidth(const BandwidthOptions& options);
 
-// The process's peak resident set size so far (getrusage ru_maxrss), in bytes.
+// The process's peak resident set size so far, in bytes: VmHWM of
+// /proc/self/status where there is one, else getrusage's ru_maxrss.
 uint64_t PeakRssBytes();
 
 }  // namespace trit::cli
