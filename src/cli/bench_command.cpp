@@ -28,6 +28,7 @@ struct BenchCommandOptions {
   int64_t n_gen = 128;
   int threads = 0;  // 0: set to the hardware thread count before running
   int repetitions = 5;
+  int64_t bandwidth_mib = 0;  // 0: DefaultBandwidthBufferBytes()
   bool json = false;
 };
 
@@ -121,6 +122,7 @@ int RunBenchCommand(BenchCommandOptions& opt) {
   Progress(fmt::format("measuring memory read bandwidth with {} threads", opt.threads));
   BandwidthOptions bo;
   bo.n_threads = opt.threads;
+  bo.n_bytes = static_cast<uint64_t>(opt.bandwidth_mib) << 20;
   Expected<double> bandwidth = MeasureReadBandwidth(bo);
   if (!bandwidth.ok()) {
     PrintError(bandwidth.status().message());
@@ -156,6 +158,10 @@ Command AddBenchCommand(CLI::App& parent) {
   app->add_option("-r,--repetitions", opt->repetitions, "Timed repetitions after one untimed warm-up")
       ->default_val(5)
       ->check(CLI::Range(1, 1000));
+  app->add_option("--bandwidth-mib", opt->bandwidth_mib,
+                  "MiB the bandwidth measurement reads (default: 4x the last-level cache, 512 to 2048); a buffer "
+                  "that fits in a cache measures the cache, not memory")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   app->add_flag("--json", opt->json,
                 "Print one JSON object: model, type, threads, pp and tg {tokens, tps, sd}, repetitions, model_bytes, "
                 "bytes_per_token, bandwidth_gbs, roofline_fraction, peak_rss_bytes, kv_cache_bytes");

@@ -60,7 +60,9 @@ uint64_t DefaultBandwidthBufferBytes() {
 }
 
 Expected<double> MeasureReadBandwidth(const BandwidthOptions& options) {
-  if (options.n_threads < 1) return Error(ErrorCode::kInvalidArgument, "bandwidth: thread count {} < 1", options.n_threads);
+  if (options.n_threads < 1) {
+    return Error(ErrorCode::kInvalidArgument, "bandwidth: thread count {} < 1", options.n_threads);
+  }
   const uint64_t n_bytes = options.n_bytes == 0 ? DefaultBandwidthBufferBytes() : options.n_bytes;
   const int64_t n_words = static_cast<int64_t>(n_bytes / sizeof(uint64_t));
   if (n_words < options.n_threads) {
@@ -97,7 +99,8 @@ Expected<double> MeasureReadBandwidth(const BandwidthOptions& options) {
   }
   // The sum of 0..n-1 over every pass: checking it keeps the reads observable.
   const uint64_t n = static_cast<uint64_t>(n_words);
-  const uint64_t expected = (n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2)) * static_cast<uint64_t>(options.n_passes + 1);
+  const uint64_t sum_once = n % 2 == 0 ? (n / 2) * (n - 1) : n * ((n - 1) / 2);  // modulo 2^64, as the adds
+  const uint64_t expected = sum_once * static_cast<uint64_t>(options.n_passes + 1);
   TRIT_CHECK(sink.load() == expected);
   return best;
 }
