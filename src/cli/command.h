@@ -33,6 +33,7 @@ Command AddPullCommand(CLI::App& parent);
 Command AddModelsCommand(CLI::App& parent);
 Command AddBackendsCommand(CLI::App& parent);
 Command AddDoctorCommand(CLI::App& parent);
+Command AddBenchCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);

@@ -1,0 +1,43 @@
+// The timed part of `trit bench`, apart from its flags and printing: prompt
+// processing (p tokens in one Decode) then generation (n single-token Decodes
+// continuing the same sequence), repeated, after an untimed warm-up.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "engines/engine.h"
+#include "model/model.h"
+
+namespace trit::cli {
+
+struct BenchRunOptions {
+  int64_t n_prompt = 512;  // -p: rows of the prompt-processing Decode
+  int64_t n_gen = 128;     // -n: single-token Decodes after it
+  int repetitions = 5;     // -r: timed repetitions
+  int n_threads = 1;       // -t: exactly this many threads compute
+  // Called with a progress line (no newline) before each phase; may be empty.
+  std::function<void(const std::string&)> progress;
+};
+
+struct BenchRunResult {
+  std::vector<double> pp_tokens_per_second;  // (repetitions)
+  std::vector<double> tg_tokens_per_second;  // (repetitions)
+  int64_t kv_cache_bytes = 0;                // f16 K and V of n_prompt + n_gen tokens, every layer
+};
+
+// The token ids fed to the model: `n` ids from a fixed pseudo-random sequence
+// in [0, n_vocab), the same on every run (bench/vs_llamacpp.py feeds llama.cpp
+// the same ids). Weight values and ids do not change the work done.
+std::vector<int32_t> BenchTokenIds(int64_t n, int64_t n_vocab);
+
+// Runs the benchmark on one session (made by `engine`, which loaded `model`)
+// whose cache holds n_prompt + n_gen tokens. Errors (named) when the session
+// cannot be made or a Decode is refused.
+Expected<BenchRunResult> RunBench(const engines::Engine& engine, const model::Model& model,
+                                  const BenchRunOptions& options);
+
+}  // namespace trit::cli

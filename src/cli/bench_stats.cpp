@@ -1,0 +1,67 @@
+#include "cli/bench_stats.h"
+
+#include <cmath>
+#include <map>
+
+#include "base/check.h"
+
+namespace trit::cli {
+
+namespace {
+constexpr const char* kTokenEmbedding = "token_embd.weight";
+constexpr const char* kOutput = "output.weight";
+}  // namespace
+
+MeanSd ComputeMeanSd(std::span<const double> values) {
+  TRIT_CHECK(!values.empty());
+  double sum = 0.0;
+  for (double v : values) sum += v;
+  MeanSd r;
+  r.mean = sum / static_cast<double>(values.size());
+  if (values.size() > 1) {
+    double sq = 0.0;
+    for (double v : values) sq += (v - r.mean) * (v - r.mean);
+    r.sd = std::sqrt(sq / static_cast<double>(values.size() - 1));
+  }
+  return r;
+}
+
+uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors) {
+  bool has_output = false;
+  for (const gguf::TensorInfo& t : tensors) has_output = has_output || t.name == kOutput;
+  uint64_t total = 0;
+  for (const gguf::TensorInfo& t : tensors) {
+    if (t.name == kTokenEmbedding && has_output && t.shape.size() >= 2) {
+      // One row: the row length's bytes (n_bytes over the number of rows).
+      const int64_t row_len = t.shape[0];
+      const uint64_t rows = row_len > 0 ? static_cast<uint64_t>(t.n_elements / row_len) : 0;
+      total += rows > 0 ? t.n_bytes / rows : 0;
+    } else {
+      total += t.n_bytes;
+    }
+  }
+  return total;
+}
+
+std::string PredominantWeightType(std::span<const gguf::TensorInfo> tensors) {
+  std::map<std::string, int64_t> elements;
+  for (const gguf::TensorInfo& t : tensors) {
+    if (t.shape.size() >= 2 && t.type != nullptr) elements[std::string(t.type->name)] += t.n_elements;
+  }
+  std::string best;
+  int64_t most = -1;
+  for (const auto& [name, n] : elements) {
+    if (n > most) {
+      most = n;
+      best = name;
+    }
+  }
+  return best;
+}
+
+double RooflineFraction(double decode_tokens_per_second, uint64_t bytes_per_token, double bandwidth_bytes_per_second) {
+  if (decode_tokens_per_second <= 0.0 || bytes_per_token == 0 || bandwidth_bytes_per_second <= 0.0) return 0.0;
+  return decode_tokens_per_second * static_cast<double>(bytes_per_token) / bandwidth_bytes_per_second;
+}
+
+}  // namespace trit::cli

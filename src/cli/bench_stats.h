@@ -1,0 +1,37 @@
+// The arithmetic of `trit bench`, apart from timing: mean and standard
+// deviation of repeated measurements, the weight bytes one decode step reads,
+// and decode speed as a fraction of the memory-read roofline.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "formats/gguf/reader.h"
+
+namespace trit::cli {
+
+struct MeanSd {
+  double mean = 0.0;
+  double sd = 0.0;  // sample standard deviation (divides by n - 1); 0 for one value
+};
+
+// Of `values` (at least one; checked).
+MeanSd ComputeMeanSd(std::span<const double> values);
+
+// Bytes of weights a decode step (one token) reads: every tensor once, except
+// the token embedding, of which only the token's row is read, unless the
+// model has no separate output matrix ("output.weight"): then the embedding
+// is also the LM head (tied) and the logits matmul reads all of it.
+uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors);
+
+// The type holding most elements among matrices (tensors of 2+ dims): what
+// a "q4_0 model" means when norms are f32 and one matrix may differ.
+// Empty when there is no matrix.
+std::string PredominantWeightType(std::span<const gguf::TensorInfo> tensors);
+
+// Decode tokens/s over the roofline's tokens/s (bandwidth / bytes per token).
+// 0 when any input is not positive.
+double RooflineFraction(double decode_tokens_per_second, uint64_t bytes_per_token, double bandwidth_bytes_per_second);
+
+}  // namespace trit::cli

@@ -1,0 +1,115 @@
+#include "cli/bench_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "cli/bench_run.h"
+#include "cli/machine_memory.h"
+#include "quant/types.h"
+#include "test_paths.h"
+
+namespace trit::cli {
+namespace {
+
+gguf::TensorInfo Tensor(const std::string& name, const char* type, std::vector<int64_t> shape) {
+  gguf::TensorInfo t;
+  t.name = name;
+  t.type = quant::FindTypeByName(type);
+  EXPECT_NE(t.type, nullptr) << type;
+  t.shape = shape;
+  t.n_elements = 1;
+  for (int64_t d : shape) t.n_elements *= d;
+  t.n_bytes = static_cast<uint64_t>(t.n_elements / t.type->block_size) * static_cast<uint64_t>(t.type->type_size);
+  return t;
+}
+
+TEST(BenchStatsTest, MeanAndSampleStandardDeviation) {
+  const std::vector<double> v = {2, 4, 4, 4, 5, 5, 7, 9};
+  const MeanSd r = ComputeMeanSd(v);
+  EXPECT_DOUBLE_EQ(r.mean, 5.0);
+  EXPECT_NEAR(r.sd, std::sqrt(32.0 / 7.0), 1e-12);  // n - 1 in the denominator
+  const std::vector<double> one = {3.5};
+  EXPECT_DOUBLE_EQ(ComputeMeanSd(one).mean, 3.5);
+  EXPECT_DOUBLE_EQ(ComputeMeanSd(one).sd, 0.0);
+}
+
+TEST(BenchStatsTest, BytesPerTokenReadsOneEmbeddingRowWhenTheOutputIsSeparate) {
+  // q8_0: 34 bytes per 32 values, so a 64-wide row is 68 bytes.
+  const std::vector<gguf::TensorInfo> untied = {
+      Tensor("token_embd.weight", "q8_0", {64, 100}), Tensor("blk.0.attn_norm.weight", "f32", {64}),
+      Tensor("blk.0.attn_q.weight", "q8_0", {64, 64}), Tensor("output.weight", "q8_0", {64, 100})};
+  EXPECT_EQ(WeightBytesPerToken(untied), 68u + 64 * 4 + 64 * 68 + 100 * 68);
+}
+
+TEST(BenchStatsTest, BytesPerTokenReadsTheWholeEmbeddingWhenItIsTheOutput) {
+  const std::vector<gguf::TensorInfo> tied = {Tensor("token_embd.weight", "q4_0", {64, 100}),
+                                              Tensor("blk.0.attn_q.weight", "q4_0", {64, 64}),
+                                              Tensor("output_norm.weight", "f32", {64})};
+  // q4_0: 18 bytes per 32 values.
+  EXPECT_EQ(WeightBytesPerToken(tied), 100u * 36 + 64 * 36 + 64 * 4);
+}
+
+TEST(BenchStatsTest, BytesPerTokenOfTheBundledModel) {
+  Expected<gguf::File> f = gguf::File::Open(testing::BundledModelPath());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  uint64_t all = 0;
+  for (const gguf::TensorInfo& t : f->tensors()) all += t.n_bytes;
+  // f32, dim 64, vocab 512, separate output matrix: all but 511 embedding rows.
+  EXPECT_EQ(WeightBytesPerToken(f->tensors()), all - 511 * 64 * 4);
+  EXPECT_EQ(PredominantWeightType(f->tensors()), "f32");
+}
+
+TEST(BenchStatsTest, PredominantTypeCountsMatricesOnly) {
+  const std::vector<gguf::TensorInfo> t = {Tensor("a", "f32", {4096}), Tensor("b", "q6_K", {256, 2}),
+                                           Tensor("c", "tq1_0", {256, 3})};
+  EXPECT_EQ(PredominantWeightType(t), "tq1_0");
+  EXPECT_EQ(PredominantWeightType(std::vector<gguf::TensorInfo>{Tensor("n", "f32", {8})}), "");
+}
+
+TEST(BenchStatsTest, RooflineFraction) {
+  // 10 tokens/s x 1 GB per token over 20 GB/s: half the roofline.
+  EXPECT_DOUBLE_EQ(RooflineFraction(10.0, 1'000'000'000, 20e9), 0.5);
+  EXPECT_EQ(RooflineFraction(0.0, 100, 1e9), 0.0);
+  EXPECT_EQ(RooflineFraction(1.0, 0, 1e9), 0.0);
+  EXPECT_EQ(RooflineFraction(1.0, 100, 0.0), 0.0);
+}
+
+TEST(BenchRunTest, TokenIdsAreFixedAndInRange) {
+  const std::vector<int32_t> a = BenchTokenIds(1000, 32000);
+  ASSERT_EQ(a.size(), 1000u);
+  EXPECT_EQ(a, BenchTokenIds(1000, 32000));
+  // A prefix of a longer run (prompt ids do not depend on -n).
+  EXPECT_EQ(std::vector<int32_t>(a.begin(), a.begin() + 10), BenchTokenIds(10, 32000));
+  for (int32_t id : a) {
+    EXPECT_GE(id, 0);
+    EXPECT_LT(id, 32000);
+  }
+  // The LCG bench/vs_llamacpp.py repeats: its first ids, computed there.
+  EXPECT_EQ(BenchTokenIds(3, 32000), (std::vector<int32_t>{22300, 21626, 24642}));
+}
+
+TEST(MachineMemoryTest, BandwidthOfASmallBufferIsPositive) {
+  for (int threads : {1, 2, 3}) {
+    BandwidthOptions o;
+    o.n_threads = threads;
+    o.n_bytes = 4 << 20;
+    o.n_passes = 2;
+    Expected<double> bw = MeasureReadBandwidth(o);
+    ASSERT_TRUE(bw.ok()) << bw.status().message();
+    EXPECT_GT(*bw, 0.0) << threads;
+  }
+  BandwidthOptions bad;
+  bad.n_threads = 0;
+  EXPECT_FALSE(MeasureReadBandwidth(bad).ok());
+  EXPECT_GE(DefaultBandwidthBufferBytes(), uint64_t{512} << 20);
+}
+
+TEST(MachineMemoryTest, PeakRssCoversWhatWasTouched) {
+  std::vector<char> block(64 << 20, 1);
+  EXPECT_GE(PeakRssBytes(), block.size());
+}
+
+}  // namespace
+}  // namespace trit::cli
