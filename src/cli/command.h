@@ -28,6 +28,7 @@ Command AddVerifyCommand(CLI::App& parent);
 Command AddTokenizeCommand(CLI::App& parent);
 Command AddDetokenizeCommand(CLI::App& parent);
 Command AddBundleCommand(CLI::App& parent);
+Command AddServeCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);
