@@ -1,7 +1,8 @@
 // make_chat_model OUT.gguf VOCAB.gguf TEMPLATE.jinja [n_embd n_layer n_ff TYPE]:
 // a llama model with a real vocabulary (every tokenizer.* key of VOCAB.gguf),
 // a real chat template and small random weights, for the server tests and
-// the server benchmark (bench/serve_load.py). TYPE: f32 (default), q8_0, q4_0.
+// the server benchmark (bench/serve_load.py). TYPE: the weight matrices' type
+// (f32 by default; any type with a quantizer: q8_0, q4_0, tq1_0, ...).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -30,7 +31,7 @@ int Fail(const std::string& message) {
 
 int main(int argc, char** argv) {
   if (argc != 4 && argc != 8) {
-    fmt::print(stderr, "usage: make_chat_model OUT.gguf VOCAB.gguf TEMPLATE.jinja [n_embd n_layer n_ff f32|q8_0|q4_0]\n");
+    fmt::print(stderr, "usage: make_chat_model OUT.gguf VOCAB.gguf TEMPLATE.jinja [n_embd n_layer n_ff TYPE]\n");
     return 2;
   }
   int64_t n_embd = 64, n_layer = 2, n_ff = 128;
@@ -39,10 +40,9 @@ int main(int argc, char** argv) {
     n_embd = std::stoll(argv[4]);
     n_layer = std::stoll(argv[5]);
     n_ff = std::stoll(argv[6]);
-    const std::string t = argv[7];
-    if (t == "q8_0") matrix_type = quant::GgmlType::kQ8_0;
-    else if (t == "q4_0") matrix_type = quant::GgmlType::kQ4_0;
-    else if (t != "f32") return Fail("unknown type '" + t + "'");
+    const quant::TypeInfo* t = quant::FindTypeByName(argv[7]);
+    if (t == nullptr || t->quantize == nullptr) return Fail(fmt::format("'{}' is not a type trit can quantize to", argv[7]));
+    matrix_type = t->type;
   }
   const int64_t n_head = n_embd / 32, n_head_kv = std::max<int64_t>(1, n_head / 2), head_dim = 32;
 
