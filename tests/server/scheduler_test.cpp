@@ -70,22 +70,22 @@ TEST(SchedulerTest, SameSeedSameAnswerAloneOrBesideSevenOthers) {
   Metrics metrics;
   Expected<std::unique_ptr<Scheduler>> s = Scheduler::Create(m, {.n_slots = 8, .n_ctx = 256, .n_threads = 2}, &metrics);
   ASSERT_TRUE(s.ok()) << s.status().message();
-  Submission alone = (*s)->Submit(Prompt(m, "The quick brown fox"), Params(7, 24));
+  Submission alone = (*s)->Submit(Prompt(m, "The quick brown fox"), Params(7, 12));
   ASSERT_EQ(alone.result, SubmitResult::kAccepted);
   const Answer reference = Collect(*alone.channel);
-  EXPECT_EQ(reference.n_generated, 24);
+  EXPECT_EQ(reference.n_generated, 12);
   EXPECT_EQ(reference.finish, FinishReason::kLength);
 
   // The same request beside seven others of other lengths, started a few
   // steps apart so that it joins a batch already running.
   std::vector<std::shared_ptr<RequestChannel>> others;
   for (int i = 0; i < 7; ++i) {
-    Submission o = (*s)->Submit(Prompt(m, "Other prompt number " + std::to_string(i) + " is longer"), Params(100 + i, 30 + i));
+    Submission o = (*s)->Submit(Prompt(m, "Other prompt number " + std::to_string(i) + " is longer"), Params(100 + i, 14 + i));
     ASSERT_EQ(o.result, SubmitResult::kAccepted);
     others.push_back(o.channel);
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  Submission again = (*s)->Submit(Prompt(m, "The quick brown fox"), Params(7, 24));
+  Submission again = (*s)->Submit(Prompt(m, "The quick brown fox"), Params(7, 12));
   ASSERT_EQ(again.result, SubmitResult::kAccepted);
   const Answer batched = Collect(*again.channel);
   for (auto& o : others) EXPECT_EQ(Collect(*o).finish, FinishReason::kLength);
