@@ -31,7 +31,8 @@ if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S "$repo" -B "$build" -G Ninja -DTRIT_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 fi
 cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz \
-  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz store_text_fuzz
+  elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz store_text_fuzz \
+  openai_request_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -79,6 +80,13 @@ run_fuzzer tokenizer_fuzz "$work/tok-corpus" "$work/tok-seeds"
 
 mkdir -p "$work/chat-corpus"
 run_fuzzer chat_template_fuzz "$work/chat-corpus" "$repo/tests/data/chat_templates"
+
+# trit serve's request bodies: seeds are a few requests of each endpoint.
+mkdir -p "$work/request-seeds" "$work/request-corpus"
+printf '%s' '{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"temperature":0.5,"top_p":0.9,"max_tokens":8,"stop":["x","y"],"seed":1,"stream":true,"stream_options":{"include_usage":true},"logprobs":true,"top_logprobs":2}' > "$work/request-seeds/chat.json"
+printf '%s' '{"prompt":[1,2,3],"max_completion_tokens":4,"logprobs":2,"presence_penalty":-1.5,"frequency_penalty":2,"n":1}' > "$work/request-seeds/completion.json"
+printf '%s' '{"prompt":"text","stop":"\\n","top_k":40,"ignore_eos":true}' > "$work/request-seeds/prompt.json"
+run_fuzzer openai_request_fuzz "$work/request-corpus" "$work/request-seeds"
 
 # Executable formats: seeds are the test fixtures, sorted by format.
 "$repo/tests/formats/binfmt/make_fixtures.sh" "$work/binfmt" >/dev/null 2>&1 || true

@@ -10,6 +10,7 @@ TRIT_BUILD_PACKAGES=(
   libpcre2-dev
   libhwy-dev
   libcurl4-openssl-dev
+  libcpp-httplib-dev
 )
 # Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
 # Python for the cross-check against the independent `gguf` package.
@@ -18,6 +19,7 @@ TRIT_TEST_PACKAGES=(
   clang libclang-rt-14-dev
   python3 python3-venv python3-pip
   gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 lld llvm
+  nginx-light nodejs
 )
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -28,6 +28,16 @@ if [ ! -x "$venv/bin/python" ] || ! cmp -s "$req" "$venv/requirements.installed"
   cp "$req" "$venv/requirements.installed"
 fi
 
+# The official OpenAI npm client for the server test (tests/node), pinned by
+# its package-lock.json, from the npm registry. Debian's nodejs may come
+# without npm; its npm package is installed only then.
+command -v npm >/dev/null || install_packages npm
+if ! cmp -s "$TRIT_ROOT/tests/node/package-lock.json" "$TRIT_ROOT/tests/node/node_modules/.package-lock.installed" 2>/dev/null; then
+  log "installing the Node test client (npm ci in tests/node)"
+  (cd "$TRIT_ROOT/tests/node" && npm ci --no-audit --no-fund --silent) || die "npm ci failed in tests/node"
+  cp "$TRIT_ROOT/tests/node/package-lock.json" "$TRIT_ROOT/tests/node/node_modules/.package-lock.installed"
+fi
+
 configure "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
   -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=ON -DTRIT_PYTHON="$venv/bin/python"
 build "$TRIT_ROOT/build"

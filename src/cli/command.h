@@ -34,6 +34,7 @@ Command AddModelsCommand(CLI::App& parent);
 Command AddBackendsCommand(CLI::App& parent);
 Command AddDoctorCommand(CLI::App& parent);
 Command AddBenchCommand(CLI::App& parent);
+Command AddServeCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);

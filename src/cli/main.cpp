@@ -21,7 +21,8 @@ int Main(int argc, char** argv) {
   std::vector<Command> commands = {AddRunCommand(app), AddShowCommand(app), AddQuantizeCommand(app), AddVerifyCommand(app),
                                    AddTokenizeCommand(app), AddDetokenizeCommand(app), AddBundleCommand(app),
                                    AddHwxCommand(app), AddPullCommand(app), AddModelsCommand(app),
-                                   AddBackendsCommand(app), AddDoctorCommand(app), AddBenchCommand(app)};
+                                   AddBackendsCommand(app), AddDoctorCommand(app), AddBenchCommand(app),
+                                   AddServeCommand(app)};
 
   try {
     app.parse(argc, argv);

@@ -19,8 +19,8 @@
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
-#include "cli/prompt_builder.h"
 #include "model/model.h"
+#include "runtime/prompt_builder.h"
 #include "runtime/generate.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
@@ -214,7 +214,7 @@ std::optional<std::string> ReadTurn() {
   return std::nullopt;
 }
 
-int RunChat(Loaded& l, const PromptBuilder& builder, runtime::Sampler& sampler, const RunOptions& opt) {
+int RunChat(Loaded& l, const runtime::PromptBuilder& builder, runtime::Sampler& sampler, const RunOptions& opt) {
   fmt::print(stderr, "trit: {} ({}). Type /bye or press Ctrl-D to quit; Ctrl-C stops an answer; end a line with \\ to continue it.\n",
              l.path, builder.chat() ? "chat template" : "no chat template: each line is continued as plain text");
   std::vector<chat::ChatMessage> messages;
@@ -274,7 +274,7 @@ int RunRun(const RunOptions& opt) {
     PrintError(loaded.status().message());
     return exit_code;
   }
-  Expected<PromptBuilder> builder = PromptBuilder::Create(*loaded->file, *loaded->tokenizer, opt.raw);
+  Expected<runtime::PromptBuilder> builder = runtime::PromptBuilder::Create(*loaded->file, *loaded->tokenizer, opt.raw);
   if (!builder.ok()) {
     PrintError(builder.status().WithContext(model_path).message());
     return kExitFailure;

@@ -1,4 +1,4 @@
-#include "cli/prompt_builder.h"
+#include "runtime/prompt_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "formats/gguf/writer.h"
 #include "test_paths.h"
 
-namespace trit::cli {
+namespace trit::runtime {
 namespace {
 
 namespace fs = std::filesystem;
@@ -82,4 +82,4 @@ TEST(PromptBuilderTest, TemplateErrorsSayHowToBypass) {
 }
 
 }  // namespace
-}  // namespace trit::cli
+}  // namespace trit::runtime

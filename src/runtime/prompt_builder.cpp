@@ -1,6 +1,6 @@
-#include "cli/prompt_builder.h"
+#include "runtime/prompt_builder.h"
 
-namespace trit::cli {
+namespace trit::runtime {
 
 Expected<PromptBuilder> PromptBuilder::Create(const gguf::File& file, const tokenizer::Tokenizer& tokenizer,
                                               bool raw) {
@@ -32,4 +32,4 @@ Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector
   return tokenizer_->Encode(*text, {.add_special = !template_wrote_bos, .parse_special = true});
 }
 
-}  // namespace trit::cli
+}  // namespace trit::runtime

@@ -1,4 +1,4 @@
-// Turns what the user typed into the token ids `trit run` feeds the model:
+// Turns a conversation into the token ids `trit run` and `trit serve` feed the model:
 // through the model's chat template (tokenizer.chat_template) unless raw
 // mode is asked or the model has none, then the tokenizer.
 #pragma once
@@ -12,7 +12,7 @@
 #include "formats/gguf/reader.h"
 #include "tokenizer/tokenizer.h"
 
-namespace trit::cli {
+namespace trit::runtime {
 
 class PromptBuilder {
  public:
@@ -36,4 +36,4 @@ class PromptBuilder {
   std::optional<chat::ChatTemplate> template_;
 };
 
-}  // namespace trit::cli
+}  // namespace trit::runtime

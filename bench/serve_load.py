@@ -1,0 +1,96 @@
+"""Load benchmark of `trit serve`: 1, 4 and 8 concurrent streaming clients
+(the official openai client, asyncio), each sending requests one after the
+other. Reports total generated tokens/s over all streams and p50/p99 time to
+first token. Results go in docs/PERFORMANCE.md.
+
+The model is written here by tests/server/make_chat_model (a llama with the
+llama SentencePiece vocabulary, the zephyr chat template and random weights;
+--dims "n_embd n_layer n_ff type"), big enough that a decode step is
+dominated by reading the weights, which one batched step shares among all
+active streams.
+
+  .venv/bin/python bench/serve_load.py --trit build/trit \
+      --make-model build/tests/server/make_chat_model --threads 2
+"""
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import tempfile
+import time
+
+import openai
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "python"))
+from trit_server import TritServer, make_model  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+
+
+async def one_stream(client, worker, n_requests, max_tokens, ttfts):
+    tokens = 0
+    for i in range(n_requests):
+        start = time.perf_counter()
+        first = None
+        stream = await client.chat.completions.create(
+            model="bench", messages=[{"role": "user", "content": f"Client {worker} request {i}: tell me a story."}],
+            max_tokens=max_tokens, seed=worker * 1000 + i, temperature=0.8, stream=True,
+            stream_options={"include_usage": True}, extra_body={"ignore_eos": True})
+        async for chunk in stream:
+            if first is None and chunk.choices and chunk.choices[0].delta.content:
+                first = time.perf_counter()
+            if chunk.usage is not None:
+                tokens += chunk.usage.completion_tokens
+        ttfts.append((first or time.perf_counter()) - start)
+    return tokens
+
+
+async def run_level(url, concurrency, n_requests, max_tokens):
+    client = openai.AsyncOpenAI(base_url=url + "/v1", api_key="none", max_retries=0, timeout=600)
+    ttfts = []
+    start = time.perf_counter()
+    totals = await asyncio.gather(*[one_stream(client, w, n_requests, max_tokens, ttfts) for w in range(concurrency)])
+    wall = time.perf_counter() - start
+    await client.close()
+    ttfts.sort()
+    p99 = ttfts[min(len(ttfts) - 1, int(round(0.99 * (len(ttfts) - 1))))]
+    return sum(totals), wall, statistics.median(ttfts), p99
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--trit", required=True)
+    p.add_argument("--make-model", required=True)
+    p.add_argument("--vocab", default=os.path.join(ROOT, "tests/data/vocab/ggml-vocab-llama-spm.gguf"))
+    p.add_argument("--template", default=os.path.join(ROOT, "tests/data/chat_templates/HuggingFaceH4-zephyr-7b-beta.jinja"))
+    p.add_argument("--dims", default="1024 16 2816 q8_0", help="n_embd n_layer n_ff type of the generated model")
+    p.add_argument("--threads", default="2")
+    p.add_argument("--levels", default="1,4,8")
+    p.add_argument("--requests", type=int, default=2, help="requests per client, one after the other")
+    p.add_argument("--max-tokens", type=int, default=32)
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        model = make_model(a.make_model, a.vocab, a.template, os.path.join(tmp, "bench.gguf"), a.dims.split())
+        size_mb = os.path.getsize(model) / 1e6
+        levels = [int(x) for x in a.levels.split(",")]
+        server = TritServer(a.trit, model, "--parallel", str(max(levels)), "--ctx", "512", "--threads", a.threads)
+        try:
+            server.wait_healthy()
+            print(f"model: generated llama, dims {a.dims}, {size_mb:.0f} MB; --threads {a.threads}; "
+                  f"{a.requests} requests x {a.max_tokens} tokens per client")
+            print("| streams | generated tokens | wall s | total tok/s | p50 TTFT s | p99 TTFT s |")
+            print("|---|---|---|---|---|---|")
+            base = None
+            for c in levels:
+                tokens, wall, p50, p99 = asyncio.run(run_level(server.url, c, a.requests, a.max_tokens))
+                rate = tokens / wall
+                base = base or rate
+                print(f"| {c} | {tokens} | {wall:.2f} | {rate:.1f} ({rate / base:.2f}x) | {p50:.3f} | {p99:.3f} |",
+                      flush=True)
+        finally:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()

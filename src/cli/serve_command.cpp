@@ -1,0 +1,150 @@
+// `trit serve [MODEL]`: an OpenAI-compatible HTTP server (docs/SERVER.md).
+// Loads the model, starts the scheduler (N slots sharing one session) and
+// serves until SIGINT or SIGTERM.
+#include <fmt/format.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdlib>
+#include <memory>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/default_model.h"
+#include "cli/engine_option.h"
+#include "server/http_server.h"
+#include "server/scheduler.h"
+#include "server/served_model.h"
+#include "store/resolve.h"
+
+namespace trit::cli {
+namespace {
+
+struct ServeOptions {
+  std::string model;
+  std::string engine;  // --engine; empty: the registry chooses
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  int32_t parallel = 4;
+  int32_t queue = 16;
+  int64_t ctx = 0;
+  std::string api_key;
+  int threads = 0;
+  size_t max_body = size_t{4} << 20;
+};
+
+int RunServe(const ServeOptions& opt) {
+  std::string path = opt.model;
+  if (path.empty()) {
+    Expected<std::string> bundled = DefaultModelPath();
+    if (!bundled.ok()) {
+      PrintError(bundled.status().message());
+      return kExitUsage;
+    }
+    path = *bundled;
+  } else {
+    Expected<std::string> resolved = store::ResolveModelArgument(path);  // a path, a store name or a URL
+    if (!resolved.ok()) {
+      PrintError(resolved.status().message());
+      return kExitFailure;
+    }
+    path = *resolved;
+  }
+  std::string api_key = opt.api_key;
+  if (api_key.empty()) {
+    if (const char* env = std::getenv("TRIT_API_KEY")) api_key = env;
+  }
+  // SIGINT/SIGTERM are taken by one thread (sigwait) that stops the server;
+  // they are blocked before any other thread starts, so all inherit that.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  Expected<std::unique_ptr<server::ServedModel>> model = server::LoadServedModel(path, opt.engine);
+  if (!model.ok()) {
+    PrintError(model.status().message());
+    return model.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  server::Metrics metrics;
+  server::SchedulerOptions so;
+  so.n_slots = opt.parallel;
+  so.max_queue = opt.queue;
+  so.n_ctx = opt.ctx;
+  so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  Expected<std::unique_ptr<server::Scheduler>> scheduler = server::Scheduler::Create(**model, so, &metrics);
+  if (!scheduler.ok()) {
+    PrintError(scheduler.status().message());
+    return scheduler.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
+  server::HttpOptions ho;
+  ho.host = opt.host;
+  ho.port = opt.port;
+  ho.api_key = api_key;
+  ho.max_body_bytes = opt.max_body;
+  // Every slot and queued request holds a connection while it streams;
+  // more threads serve health checks and keep-alive connections beside them.
+  ho.n_http_threads = opt.parallel + opt.queue + 16;
+  server::HttpServer http(**model, **scheduler, metrics, ho);
+  if (Status s = http.Bind(); !s.ok()) {
+    PrintError(s.message());
+    return kExitFailure;
+  }
+  std::thread stopper([&] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    http.Stop();
+  });
+  fmt::print(stderr, "trit: serving {} ({}, {} slots x {} tokens, {} threads{}) at http://{}:{}\n", path,
+             (*model)->prompt_builder->chat() ? "chat template" : "no chat template", opt.parallel,
+             (*scheduler)->n_ctx(), so.n_threads, api_key.empty() ? "" : ", API key required", opt.host, http.port());
+  std::fflush(stderr);
+  const bool ok = http.Listen();
+  // Wake the stopper if Listen ended on its own (an error).
+  pthread_kill(stopper.native_handle(), SIGTERM);
+  stopper.join();
+  (*scheduler)->Stop();
+  fmt::print(stderr, "trit: server stopped\n");
+  return ok ? kExitSuccess : kExitFailure;
+}
+
+}  // namespace
+
+Command AddServeCommand(CLI::App& parent) {
+  auto opt = std::make_shared<ServeOptions>();
+  CLI::App* app = parent.add_subcommand("serve", "Serve a model over an OpenAI-compatible HTTP API (docs/SERVER.md)");
+  app->add_option("model", opt->model,
+                  "GGUF model to serve: a path, a store name (trit models list) or a URL (default: the bundled model)");
+  AddEngineOption(app, &opt->engine);
+  app->add_option("--host", opt->host, "Address to listen on (loopback by default; 0.0.0.0 for every interface)")
+      ->default_val("127.0.0.1");
+  app->add_option("--port", opt->port, "TCP port (0: any free port, printed when ready)")
+      ->default_val(8080)
+      ->check(CLI::Range(0, 65535));
+  app->add_option("-p,--parallel", opt->parallel, "Slots: requests generated at once, batched in one step")
+      ->default_val(4)
+      ->check(CLI::Range(1, 256));
+  app->add_option("--queue", opt->queue, "Requests that may wait for a slot; beyond that the server answers 429")
+      ->default_val(16)
+      ->check(CLI::Range(0, 4096));
+  app->add_option("-c,--ctx", opt->ctx, "Context length of each slot in tokens (0: the model's, at most 4096)")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--api-key", opt->api_key,
+                  "Require 'Authorization: Bearer KEY' on every endpoint but /health and /metrics (or set TRIT_API_KEY)");
+  app->add_option("-t,--threads", opt->threads, "Compute threads (0: one per hardware thread); results do not depend on it")
+      ->default_val(0)
+      ->check(CLI::NonNegativeNumber);
+  app->add_option("--max-body", opt->max_body, "Largest request body in bytes (larger: 413)")
+      ->default_val(size_t{4} << 20)
+      ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  app->footer(
+      "Examples:\n  trit serve model.gguf --parallel 8              # http://127.0.0.1:8080/v1\n"
+      "  TRIT_API_KEY=secret trit serve model.gguf --host 0.0.0.0 --port 9000\n"
+      "  curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\\n"
+      "       -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":32}'");
+  return {app, [opt] { return RunServe(*opt); }};
+}
+
+}  // namespace trit::cli

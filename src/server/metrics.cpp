@@ -1,0 +1,83 @@
+#include "server/metrics.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace trit::server {
+
+Histogram::Histogram(std::vector<double> upper_bounds)
+    : bounds_(std::move(upper_bounds)), counts_(bounds_.size() + 1, 0) {}
+
+void Histogram::Observe(double value) {
+  const size_t i = static_cast<size_t>(std::lower_bound(bounds_.begin(), bounds_.end(), value) - bounds_.begin());
+  ++counts_[i];
+  sum_ += value;
+  ++count_;
+}
+
+void Histogram::Render(const std::string& name, std::string* out) const {
+  uint64_t cumulative = 0;
+  for (size_t i = 0; i < bounds_.size(); ++i) {
+    cumulative += counts_[i];
+    *out += fmt::format("{}_bucket{{le=\"{}\"}} {}\n", name, bounds_[i], cumulative);
+  }
+  *out += fmt::format("{}_bucket{{le=\"+Inf\"}} {}\n", name, count_);
+  *out += fmt::format("{}_sum {}\n{}_count {}\n", name, sum_, name, count_);
+}
+
+Metrics::Metrics()
+    : ttft_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
+      token_latency_({0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}) {}
+
+void Metrics::CountRequest(const std::string& endpoint, int status) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++requests_[{endpoint, status}];
+}
+
+void Metrics::AddTokens(int64_t n_prompt, int64_t n_generated) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  prompt_tokens_ += static_cast<uint64_t>(n_prompt);
+  generated_tokens_ += static_cast<uint64_t>(n_generated);
+}
+
+void Metrics::ObserveTimeToFirstToken(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ttft_.Observe(seconds);
+}
+
+void Metrics::ObserveTokenLatency(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  token_latency_.Observe(seconds);
+}
+
+std::string Metrics::Render(const Gauges& gauges) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  out += "# HELP trit_requests_total HTTP requests answered, by endpoint and status code.\n";
+  out += "# TYPE trit_requests_total counter\n";
+  for (const auto& [key, n] : requests_) {
+    out += fmt::format("trit_requests_total{{endpoint=\"{}\",status=\"{}\"}} {}\n", key.first, key.second, n);
+  }
+  out += "# HELP trit_prompt_tokens_total Prompt tokens of finished generation requests.\n";
+  out += "# TYPE trit_prompt_tokens_total counter\n";
+  out += fmt::format("trit_prompt_tokens_total {}\n", prompt_tokens_);
+  out += "# HELP trit_generated_tokens_total Tokens generated.\n";
+  out += "# TYPE trit_generated_tokens_total counter\n";
+  out += fmt::format("trit_generated_tokens_total {}\n", generated_tokens_);
+  out += "# HELP trit_time_to_first_token_seconds From a request's arrival in the queue to its first token.\n";
+  out += "# TYPE trit_time_to_first_token_seconds histogram\n";
+  ttft_.Render("trit_time_to_first_token_seconds", &out);
+  out += "# HELP trit_token_latency_seconds Time between consecutive tokens of one request.\n";
+  out += "# TYPE trit_token_latency_seconds histogram\n";
+  token_latency_.Render("trit_token_latency_seconds", &out);
+  out += "# HELP trit_queue_depth Requests waiting for a slot.\n# TYPE trit_queue_depth gauge\n";
+  out += fmt::format("trit_queue_depth {}\n", gauges.queue_depth);
+  out += "# HELP trit_active_slots Slots generating now.\n# TYPE trit_active_slots gauge\n";
+  out += fmt::format("trit_active_slots {}\n", gauges.active_slots);
+  out += "# HELP trit_slots Slots (--parallel).\n# TYPE trit_slots gauge\n";
+  out += fmt::format("trit_slots {}\n", gauges.n_slots);
+  return out;
+}
+
+}  // namespace trit::server

@@ -1,0 +1,54 @@
+// Counters and histograms for GET /metrics, rendered in the Prometheus text
+// exposition format. Thread-safe: HTTP threads and the scheduler update it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trit::server {
+
+class Histogram {
+ public:
+  explicit Histogram(std::vector<double> upper_bounds);
+  void Observe(double value);
+  // Appends `name`_bucket/_sum/_count lines.
+  void Render(const std::string& name, std::string* out) const;
+
+ private:
+  std::vector<double> bounds_;
+  std::vector<uint64_t> counts_;  // (bounds_.size() + 1): the last is +Inf
+  double sum_ = 0.0;
+  uint64_t count_ = 0;
+};
+
+struct Gauges {
+  int64_t queue_depth = 0;
+  int64_t active_slots = 0;
+  int64_t n_slots = 0;
+};
+
+class Metrics {
+ public:
+  Metrics();
+  void CountRequest(const std::string& endpoint, int status);
+  void AddTokens(int64_t n_prompt, int64_t n_generated);
+  void ObserveTimeToFirstToken(double seconds);
+  void ObserveTokenLatency(double seconds);
+
+  std::string Render(const Gauges& gauges) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::pair<std::string, int>, uint64_t> requests_;
+  uint64_t prompt_tokens_ = 0;
+  uint64_t generated_tokens_ = 0;
+  Histogram ttft_;
+  Histogram token_latency_;
+};
+
+}  // namespace trit::server

@@ -1,0 +1,76 @@
+// What a generation request produces, and the channel that carries it from
+// the scheduler's thread to the HTTP thread that answers the client.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/sampler.h"
+
+namespace trit::server {
+
+struct GenerationParams {
+  runtime::SamplerOptions sampling;
+  int64_t max_tokens = -1;  // < 0: until the context is full
+  std::vector<std::string> stop;
+  bool ignore_eos = false;    // keep going past end-of-generation tokens (benchmarks)
+  int32_t top_logprobs = -1;  // < 0: no logprobs; otherwise 0..20 alternatives per token
+};
+
+struct TokenLogprob {
+  std::string token;  // the token's text
+  float logprob = 0.0f;
+  std::vector<std::pair<std::string, float>> top;  // most likely alternatives, best first
+};
+
+enum class FinishReason { kNone, kStop, kLength, kCancelled, kError };
+
+// One piece of an answer. The last event of a request has done = true.
+struct Event {
+  std::string text;                    // new text (stop strings held back until resolved)
+  std::vector<TokenLogprob> logprobs;  // tokens generated since the last event
+  bool done = false;
+  FinishReason finish = FinishReason::kNone;
+  int64_t n_prompt = 0;     // set on the last event
+  int64_t n_generated = 0;  // set on the last event
+  std::string error;        // kError: what went wrong
+};
+
+// Single producer (the scheduler), single consumer (the HTTP thread).
+class RequestChannel {
+ public:
+  void Push(Event event) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      events_.push_back(std::move(event));
+    }
+    ready_.notify_one();
+  }
+  // Everything pushed since the last call, waiting up to `timeout` for at
+  // least one event.
+  std::vector<Event> Wait(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait_for(lock, timeout, [&] { return !events_.empty(); });
+    std::vector<Event> out(std::make_move_iterator(events_.begin()), std::make_move_iterator(events_.end()));
+    events_.clear();
+    return out;
+  }
+  // The client is gone: the scheduler frees the request's slot at its next step.
+  void Cancel() { cancelled_.store(true); }
+  bool cancelled() const { return cancelled_.load(); }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Event> events_;
+  std::atomic<bool> cancelled_{false};
+};
+
+}  // namespace trit::server

@@ -1,0 +1,314 @@
+#include "server/scheduler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "base/check.h"
+#include "server/stop_matcher.h"
+#include "tokenizer/tokenizer.h"
+
+namespace trit::server {
+
+using Clock = std::chrono::steady_clock;
+
+struct Scheduler::Slot {
+  int32_t seq = 0;
+  std::unique_ptr<Job> job;  // null: the slot is free
+  size_t n_prefilled = 0;    // prompt tokens in the cache
+  std::vector<int32_t> history;  // prompt then generated tokens (the penalties' window)
+  int64_t n_generated = 0;
+  std::unique_ptr<runtime::Sampler> sampler;
+  std::unique_ptr<tokenizer::StreamingDecoder> decoder;
+  std::unique_ptr<StopMatcher> stops;
+  Clock::time_point last_token;
+
+  bool prefilling() const { return n_prefilled < job->prompt.size(); }
+};
+
+namespace {
+
+// log-softmax of `logits` in double, so that the logprobs of a row do not
+// depend on anything but the row.
+std::vector<double> LogSoftmax(std::span<const float> logits) {
+  double max = -INFINITY;
+  for (float v : logits) max = std::max(max, static_cast<double>(v));
+  double sum = 0.0;
+  for (float v : logits) sum += std::exp(static_cast<double>(v) - max);
+  const double log_z = max + std::log(sum);
+  std::vector<double> out(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) out[i] = static_cast<double>(logits[i]) - log_z;
+  return out;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Scheduler>> Scheduler::Create(const ServedModel& model, const SchedulerOptions& options,
+                                                      Metrics* metrics) {
+  if (options.n_slots < 1) return Error(ErrorCode::kInvalidArgument, "--parallel {}: expected at least 1", options.n_slots);
+  if (options.max_queue < 0) return Error(ErrorCode::kInvalidArgument, "--queue {}: expected 0 or more", options.max_queue);
+  if (options.prefill_chunk < 1) {
+    return Error(ErrorCode::kInvalidArgument, "prefill chunk {}: expected at least 1", options.prefill_chunk);
+  }
+  runtime::SessionOptions so;
+  // A model's trained context can be 128K tokens; each slot holds a whole
+  // context of KV cache, so the default is capped (--ctx raises it).
+  so.n_ctx = options.n_ctx > 0 ? options.n_ctx : std::min<int64_t>(model.n_ctx_train, 4096);
+  so.n_seq = options.n_slots;
+  so.n_threads = options.n_threads;
+  Expected<std::unique_ptr<runtime::Session>> session = model.engine->CreateSession(*model.model, so);
+  if (!session.ok()) return session.status();
+  std::unique_ptr<Scheduler> s(new Scheduler(model, options, metrics, std::move(session).value()));
+  s->running_ = true;
+  s->thread_ = std::thread([p = s.get()] { p->Loop(); });
+  return s;
+}
+
+Scheduler::Scheduler(const ServedModel& model, const SchedulerOptions& options, Metrics* metrics,
+                     std::unique_ptr<runtime::Session> session)
+    : model_(model), options_(options), metrics_(metrics), session_(std::move(session)) {
+  for (int32_t i = 0; i < options.n_slots; ++i) {
+    slots_.push_back(std::make_unique<Slot>());
+    slots_.back()->seq = i;
+  }
+}
+
+Scheduler::~Scheduler() { Stop(); }
+
+void Scheduler::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Scheduler::running() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return running_ && !stop_;
+}
+
+Gauges Scheduler::gauges() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return {static_cast<int64_t>(pending_.size()), active_count_, static_cast<int64_t>(slots_.size())};
+}
+
+Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams params) {
+  Submission out;
+  if (prompt.empty()) {
+    out.message = "the prompt is empty (no tokens)";
+    return out;
+  }
+  if (static_cast<int64_t>(prompt.size()) > n_ctx()) {
+    out.message = fmt::format("the prompt has {} tokens, more than the context of {} tokens", prompt.size(), n_ctx());
+    return out;
+  }
+  auto job = std::make_unique<Job>();
+  job->prompt = std::move(prompt);
+  job->params = std::move(params);
+  job->channel = std::make_shared<RequestChannel>();
+  job->arrived = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stop_ || !running_) {
+      out.result = SubmitResult::kShuttingDown;
+      out.message = "the server is shutting down";
+      return out;
+    }
+    // Free slots take requests at the next step; only requests beyond them wait.
+    const int64_t waiting = static_cast<int64_t>(pending_.size()) + active_count_ - n_slots();
+    if (waiting >= options_.max_queue) {
+      out.result = SubmitResult::kQueueFull;
+      out.message = fmt::format("all {} slots are busy and {} requests are waiting; retry later", n_slots(),
+                                options_.max_queue);
+      return out;
+    }
+    out.channel = job->channel;
+    pending_.push_back(std::move(job));
+  }
+  wake_.notify_all();
+  out.result = SubmitResult::kAccepted;
+  return out;
+}
+
+void Scheduler::Loop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || !pending_.empty() || active_count_ > 0; });
+      if (stop_) break;
+      for (auto& slot : slots_) {
+        if (slot->job == nullptr && !pending_.empty()) {
+          std::unique_ptr<Job> job = std::move(pending_.front());
+          pending_.pop_front();
+          ++active_count_;
+          Admit(std::move(job), slot->seq);
+        }
+      }
+    }
+    Step();
+  }
+  // Shutting down: everyone still waiting or generating gets an error.
+  std::deque<std::unique_ptr<Job>> pending;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pending.swap(pending_);
+    running_ = false;
+  }
+  for (auto& job : pending) {
+    Event e;
+    e.done = true;
+    e.finish = FinishReason::kError;
+    e.error = "the server is shutting down";
+    job->channel->Push(std::move(e));
+  }
+  for (auto& slot : slots_) {
+    if (slot->job != nullptr) Finish(*slot, FinishReason::kError, "the server is shutting down");
+  }
+}
+
+void Scheduler::Admit(std::unique_ptr<Job> job, int32_t seq) {
+  Slot& slot = *slots_[static_cast<size_t>(seq)];
+  // The previous request's cache entries are dropped; Truncate to 0 cannot fail.
+  const Status s = session_->Truncate(seq, 0);
+  TRIT_CHECK(s.ok());
+  slot.history = job->prompt;
+  slot.n_prefilled = 0;
+  slot.n_generated = 0;
+  slot.sampler = std::make_unique<runtime::Sampler>(job->params.sampling);
+  slot.decoder = std::make_unique<tokenizer::StreamingDecoder>(*model_.tokenizer, tokenizer::DecodeOptions{});
+  // Decode in the context of the prompt, as trit run does, so first-token
+  // rules (SentencePiece's dummy-prefix space) apply to the whole text.
+  const tokenizer::Vocab& vocab = model_.tokenizer->vocab();
+  const size_t skip_bos = job->prompt[0] == vocab.special().bos ? 1 : 0;
+  for (size_t i = skip_bos; i < job->prompt.size(); ++i) (void)slot.decoder->Push(job->prompt[i]);
+  slot.stops = std::make_unique<StopMatcher>(job->params.stop);
+  slot.job = std::move(job);
+}
+
+void Scheduler::Step() {
+  for (auto& slot : slots_) {
+    if (slot->job != nullptr && slot->job->channel->cancelled()) Finish(*slot, FinishReason::kCancelled);
+  }
+  runtime::Batch batch;
+  std::vector<Slot*> row_slots;  // the slot of each logits row, in order
+  // Generating slots first: each feeds the token it sampled last.
+  for (auto& slot : slots_) {
+    if (slot->job == nullptr || slot->prefilling()) continue;
+    const int32_t pos = static_cast<int32_t>(session_->Length(slot->seq));
+    batch.Add(slot->history.back(), pos, slot->seq, true);
+    row_slots.push_back(slot.get());
+  }
+  // Then prompt chunks, up to prefill_chunk tokens in all, oldest slot first.
+  int64_t budget = options_.prefill_chunk;
+  for (auto& slot : slots_) {
+    if (slot->job == nullptr || !slot->prefilling() || budget <= 0) continue;
+    const std::vector<int32_t>& prompt = slot->job->prompt;
+    const size_t n = std::min<size_t>(static_cast<size_t>(budget), prompt.size() - slot->n_prefilled);
+    for (size_t i = 0; i < n; ++i) {
+      const size_t k = slot->n_prefilled + i;
+      const bool last = k + 1 == prompt.size();
+      batch.Add(prompt[k], static_cast<int32_t>(k), slot->seq, last);
+      if (last) row_slots.push_back(slot.get());
+    }
+    slot->n_prefilled += n;
+    budget -= static_cast<int64_t>(n);
+  }
+  if (batch.size() == 0) return;
+  // Logits rows follow the order of Add calls with want_logits, which is
+  // the order of row_slots (generating slots, then completed prompts).
+  Expected<runtime::Logits> logits = session_->Decode(batch);
+  if (!logits.ok()) {
+    for (auto& slot : slots_) {
+      if (slot->job != nullptr) Finish(*slot, FinishReason::kError, logits.status().message());
+    }
+    return;
+  }
+  for (size_t r = 0; r < row_slots.size(); ++r) HandleToken(*row_slots[r], logits->Row(static_cast<int64_t>(r)));
+}
+
+void Scheduler::HandleToken(Slot& slot, std::span<const float> logits) {
+  const GenerationParams& params = slot.job->params;
+  const int32_t token = slot.sampler->Sample(logits, slot.history);
+  const Clock::time_point now = Clock::now();
+  if (slot.n_generated == 0) {
+    metrics_->ObserveTimeToFirstToken(std::chrono::duration<double>(now - slot.job->arrived).count());
+  } else {
+    metrics_->ObserveTokenLatency(std::chrono::duration<double>(now - slot.last_token).count());
+  }
+  slot.last_token = now;
+  const tokenizer::Vocab& vocab = model_.tokenizer->vocab();
+  const std::vector<int32_t>& ends = vocab.end_of_generation();
+  const bool is_end = vocab.special().eos == token || std::find(ends.begin(), ends.end(), token) != ends.end();
+  if (is_end && !params.ignore_eos) {
+    Finish(slot, FinishReason::kStop);
+    return;
+  }
+  ++slot.n_generated;
+  slot.history.push_back(token);
+  Event event;
+  if (params.top_logprobs >= 0) {
+    const std::vector<double> lp = LogSoftmax(logits);
+    TokenLogprob t;
+    t.token = model_.tokenizer->TokenToPiece(token, /*render_special=*/true, /*lstrip=*/false);
+    t.logprob = static_cast<float>(lp[static_cast<size_t>(token)]);
+    std::vector<int32_t> ids(lp.size());
+    std::iota(ids.begin(), ids.end(), 0);
+    const size_t k = std::min<size_t>(static_cast<size_t>(params.top_logprobs), ids.size());
+    std::partial_sort(ids.begin(), ids.begin() + static_cast<std::ptrdiff_t>(k), ids.end(), [&](int32_t a, int32_t b) {
+      return lp[static_cast<size_t>(a)] > lp[static_cast<size_t>(b)] ||
+             (lp[static_cast<size_t>(a)] == lp[static_cast<size_t>(b)] && a < b);
+    });
+    for (size_t i = 0; i < k; ++i) {
+      t.top.emplace_back(model_.tokenizer->TokenToPiece(ids[i], true, false),
+                         static_cast<float>(lp[static_cast<size_t>(ids[i])]));
+    }
+    event.logprobs.push_back(std::move(t));
+  }
+  const bool stopped = slot.stops->Append(slot.decoder->Push(token));
+  if (stopped) {
+    event.text = slot.stops->Take(/*final=*/true);
+    slot.job->channel->Push(std::move(event));
+    Finish(slot, FinishReason::kStop);
+    return;
+  }
+  const bool max_reached = params.max_tokens >= 0 && slot.n_generated >= params.max_tokens;
+  // The sampled token is fed at the next step: it needs one more cache entry.
+  const bool context_full = session_->Length(slot.seq) >= session_->n_ctx();
+  if (max_reached || context_full) {
+    slot.stops->Append(slot.decoder->Flush());
+    event.text = slot.stops->Take(/*final=*/true);
+    slot.job->channel->Push(std::move(event));
+    Finish(slot, FinishReason::kLength);
+    return;
+  }
+  event.text = slot.stops->Take(/*final=*/false);
+  slot.job->channel->Push(std::move(event));
+}
+
+void Scheduler::Finish(Slot& slot, FinishReason reason, const std::string& error) {
+  Event e;
+  e.done = true;
+  e.finish = reason;
+  e.error = error;
+  e.n_prompt = static_cast<int64_t>(slot.job->prompt.size());
+  e.n_generated = slot.n_generated;
+  if (reason == FinishReason::kStop) {
+    // Text held back for a stop string that never came, or by the decoder.
+    (void)slot.stops->Append(slot.decoder->Flush());
+    e.text = slot.stops->Take(/*final=*/true);
+  }
+  metrics_->AddTokens(e.n_prompt, e.n_generated);
+  slot.job->channel->Push(std::move(e));
+  slot.job.reset();
+  slot.sampler.reset();
+  slot.decoder.reset();
+  slot.stops.reset();
+  std::lock_guard<std::mutex> lock(mutex_);
+  --active_count_;
+}
+
+}  // namespace trit::server

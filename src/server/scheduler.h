@@ -1,0 +1,97 @@
+// The continuous-batching scheduler: N slots over ONE runtime::Session with
+// n_seq = N. Its thread loops: admit waiting requests into free slots, drop
+// cancelled ones, then run one Decode(batch) holding the next token of every
+// generating slot plus chunks of prompts being prefilled, and sample each
+// slot's token with that request's own seeded sampler. Requests join and
+// leave between steps. A row's logits do not depend on the rest of the
+// batch (DESIGN.md contract 2) and each request samples with its own RNG,
+// so a request's tokens are the same alone or beside others.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "base/status.h"
+#include "runtime/session.h"
+#include "server/metrics.h"
+#include "server/request_channel.h"
+#include "server/served_model.h"
+
+namespace trit::server {
+
+struct SchedulerOptions {
+  int32_t n_slots = 1;        // requests generating at once
+  int64_t n_ctx = 0;          // tokens per slot; 0: the model's trained context (capped at 4096)
+  int n_threads = 1;          // compute threads of the session
+  int32_t max_queue = 16;     // requests waiting for a slot; more are refused (429)
+  int32_t prefill_chunk = 256;  // most prompt tokens per step, all slots together
+};
+
+enum class SubmitResult { kAccepted, kQueueFull, kInvalid, kShuttingDown };
+
+struct Submission {
+  SubmitResult result = SubmitResult::kInvalid;
+  std::shared_ptr<RequestChannel> channel;  // kAccepted
+  std::string message;                      // otherwise
+};
+
+class Scheduler {
+ public:
+  // Creates the session (n_seq = n_slots) and starts the scheduling thread.
+  // `model` and `metrics` must outlive the scheduler.
+  static Expected<std::unique_ptr<Scheduler>> Create(const ServedModel& model, const SchedulerOptions& options,
+                                                     Metrics* metrics);
+  ~Scheduler();
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Queues a request. kInvalid: empty prompt or longer than the context.
+  Submission Submit(std::vector<int32_t> prompt, GenerationParams params);
+  // Ends the thread; requests still queued or running end with an error event.
+  void Stop();
+
+  bool running() const;
+  int64_t n_ctx() const { return session_->n_ctx(); }
+  int32_t n_slots() const { return static_cast<int32_t>(slots_.size()); }
+  Gauges gauges() const;
+
+ private:
+  struct Job {
+    std::vector<int32_t> prompt;
+    GenerationParams params;
+    std::shared_ptr<RequestChannel> channel;
+    std::chrono::steady_clock::time_point arrived;
+  };
+  struct Slot;
+
+  Scheduler(const ServedModel& model, const SchedulerOptions& options, Metrics* metrics,
+            std::unique_ptr<runtime::Session> session);
+  void Loop();
+  void Admit(std::unique_ptr<Job> job, int32_t seq);
+  void Step();
+  void HandleToken(Slot& slot, std::span<const float> logits);
+  void Finish(Slot& slot, FinishReason reason, const std::string& error = {});
+
+  const ServedModel& model_;
+  SchedulerOptions options_;
+  Metrics* metrics_;
+  std::unique_ptr<runtime::Session> session_;
+  std::vector<std::unique_ptr<Slot>> slots_;  // slot i uses sequence i
+
+  mutable std::mutex mutex_;  // guards pending_, stop_, active_count_
+  std::condition_variable wake_;
+  std::deque<std::unique_ptr<Job>> pending_;
+  bool stop_ = false;
+  bool running_ = false;
+  int64_t active_count_ = 0;
+  std::thread thread_;
+};
+
+}  // namespace trit::server

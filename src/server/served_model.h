@@ -1,0 +1,41 @@
+// Everything `trit serve` holds for one model: the mapped file, its
+// tokenizer, the bound weights and the prompt builder (chat template).
+// LoadServedModel is the one place a served model is loaded, so an engine
+// registry or a model-store name resolver can be put in front of it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "base/status.h"
+#include "engines/engine.h"
+#include "engines/registry.h"
+#include "formats/gguf/reader.h"
+#include "model/model.h"
+#include "runtime/prompt_builder.h"
+#include "tokenizer/tokenizer.h"
+
+namespace trit::server {
+
+struct ServedModel {
+  std::string path;
+  std::string id;  // the name clients use in "model" (the file name without .gguf)
+  std::unique_ptr<gguf::File> file;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
+  // The registry owns the engine (and any plugin it came from), so it is
+  // declared before, and destroyed after, the model that engine loaded.
+  std::unique_ptr<engines::Registry> registry;
+  const engines::Engine* engine = nullptr;  // loaded `model`; makes the scheduler's session
+  std::unique_ptr<model::Model> model;
+  std::unique_ptr<runtime::PromptBuilder> prompt_builder;
+  int64_t n_ctx_train = 0;  // the model's trained context length
+};
+
+// Opens `path` and loads what serving it needs, with the engine the registry
+// chooses for generation (pinned by `engine`, a name or alias, when not
+// empty). Errors name the file and what is wrong with it (architecture,
+// tensor, tokenizer, chat template); a pin that cannot be honoured is
+// kInvalidArgument, its message starting with "--engine NAME:".
+Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, const std::string& engine = "");
+
+}  // namespace trit::server

@@ -1,0 +1,120 @@
+// trit serve driven by the official OpenAI Node client: models, chat (plain
+// and streamed), completions, errors (401, unknown model, too-long prompt,
+// bad JSON), eight concurrent streams. Usage:
+//   node server_openai_test.mjs --trit build/trit --model chat-test.gguf
+// The model is written by tests/server/make_chat_model (CTest does it).
+import { spawn } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+if (!existsSync(join(here, 'node_modules', 'openai'))) {
+  console.error(`SKIP: the openai npm package is not installed; run 'npm ci' in ${here} (scripts/test.sh does)`);
+  process.exit(77);
+}
+const { default: OpenAI } = await import('openai');
+
+const args = Object.fromEntries(process.argv.slice(2).reduce((acc, v, i, a) => (i % 2 ? acc : [...acc, [v.replace(/^--/, ''), a[i + 1]]]), []));
+const KEY = 'node-key';
+
+function startServer() {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(args.trit, ['serve', args.model, '--port', '0', '--parallel', '8', '--ctx', '512',
+      '--threads', '2', '--api-key', KEY], { stdio: ['ignore', 'inherit', 'pipe'] });
+    let log = '';
+    const timer = setTimeout(() => { proc.kill(); reject(new Error('trit serve did not start:\n' + log)); }, 60000);
+    proc.stderr.on('data', (d) => {
+      log += d.toString();
+      const m = log.match(/at http:\/\/[^:]+:(\d+)/);
+      if (m) { clearTimeout(timer); resolve({ proc, port: Number(m[1]) }); }
+    });
+    proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`trit serve exited (${code}):\n${log}`)); });
+  });
+}
+
+const { proc, port } = await startServer();
+const baseURL = `http://127.0.0.1:${port}/v1`;
+const client = new OpenAI({ baseURL, apiKey: KEY, maxRetries: 0, timeout: 60000 });
+const model = 'chat-test';
+const messages = [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hello there' }];
+let failed = 0;
+
+async function check(name, fn) {
+  try {
+    await fn();
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAIL ${name}: ${e.stack || e}`);
+  }
+}
+
+async function streamText(params) {
+  const stream = await client.chat.completions.create({ ...params, stream: true, stream_options: { include_usage: true } });
+  let text = '';
+  let usage = null;
+  let finish = null;
+  for await (const chunk of stream) {
+    if (chunk.usage) usage = chunk.usage;
+    if (chunk.choices.length) {
+      text += chunk.choices[0].delta.content ?? '';
+      finish = chunk.choices[0].finish_reason ?? finish;
+    }
+  }
+  return { text, usage, finish };
+}
+
+await check('models list', async () => {
+  const list = await client.models.list();
+  assert.deepEqual(list.data.map((m) => m.id), [model]);
+});
+
+await check('chat plain and streamed give the same text for the same seed', async () => {
+  const params = { model, messages, max_tokens: 16, seed: 9, temperature: 0.9, ignore_eos: true };
+  const plain = await client.chat.completions.create(params);
+  assert.equal(plain.object, 'chat.completion');
+  assert.equal(plain.usage.completion_tokens, 16);
+  assert.equal(plain.choices[0].finish_reason, 'length');
+  const streamed = await streamText(params);
+  assert.equal(streamed.text, plain.choices[0].message.content);
+  assert.equal(streamed.usage.completion_tokens, 16);
+  assert.equal(streamed.finish, 'length');
+});
+
+await check('completions', async () => {
+  const r = await client.completions.create({ model, prompt: 'Once upon a time', max_tokens: 8, seed: 1, ignore_eos: true });
+  assert.equal(r.object, 'text_completion');
+  assert.equal(r.usage.completion_tokens, 8);
+  assert.equal(typeof r.choices[0].text, 'string');
+});
+
+await check('errors: 401, unknown model, too-long prompt, bad JSON', async () => {
+  const bad = new OpenAI({ baseURL, apiKey: 'wrong', maxRetries: 0 });
+  await assert.rejects(bad.models.list(), (e) => e.status === 401 && e.code === 'invalid_api_key');
+  await assert.rejects(client.chat.completions.create({ model: 'nope', messages }),
+    (e) => e.status === 404 && e.code === 'model_not_found');
+  await assert.rejects(client.chat.completions.create({ model, messages: [{ role: 'user', content: 'word '.repeat(600) }] }),
+    (e) => e.status === 400 && e.code === 'context_length_exceeded');
+  const r = await fetch(`${baseURL}/chat/completions`, { method: 'POST', headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' }, body: '{"messages":' });
+  assert.equal(r.status, 400);
+  const body = await r.json();
+  assert.equal(body.error.code, 'invalid_json');
+  assert.ok('param' in body.error && 'type' in body.error && body.error.message);
+});
+
+await check('eight concurrent streams each get their own answer', async () => {
+  const one = (i) => ({ model, messages: [{ role: 'user', content: `Stream number ${i}` }], max_tokens: 12, seed: i, ignore_eos: true });
+  const expected = [];
+  for (let i = 0; i < 8; i++) expected.push((await client.chat.completions.create(one(i))).choices[0].message.content);
+  const got = await Promise.all([...Array(8).keys()].map((i) => streamText(one(i))));
+  assert.deepEqual(got.map((g) => g.text), expected);
+  for (const g of got) assert.equal(g.usage.completion_tokens, 12);
+});
+
+proc.kill('SIGTERM');
+const code = await new Promise((resolve) => proc.on('exit', (c) => resolve(c)));
+if (code !== 0) { console.log(`FAIL trit serve exited with ${code}`); failed += 1; }
+console.log(failed ? `${failed} failed` : 'all passed');
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,309 @@
+"""`trit serve` driven by the official OpenAI Python client, as existing
+tools use it: chat and completions (plain and streamed), models, logprobs,
+stop strings, errors in OpenAI's shape, 429 with Retry-After, eight
+concurrent streams, and the same answer for the same seed alone or beside
+seven other requests. The model is written at test time: a real vocabulary
+(llama SentencePiece) and chat template (zephyr) with random weights."""
+import argparse
+import http.client
+import json
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.request
+
+import openai
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trit_server import TritServer, make_model  # noqa: E402
+
+ARGS = None
+KEY = "test-key-123"
+
+
+def raw_request(port, method, path, body=None, headers=None):
+    """One HTTP request outside the client, for malformed bodies."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    h = {"Authorization": f"Bearer {KEY}", "Content-Type": "application/json"}
+    h.update(headers or {})
+    conn.request(method, path, body=body, headers=h)
+    r = conn.getresponse()
+    data = r.read()
+    conn.close()
+    return r.status, dict(r.getheaders()), data
+
+
+def assert_openai_error(test, data, code=None):
+    err = json.loads(data)["error"]
+    for k in ("message", "type", "param", "code"):
+        test.assertIn(k, err)
+    test.assertTrue(err["message"])
+    if code is not None:
+        test.assertEqual(err["code"], code)
+    return err
+
+
+class ServerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.model_path = make_model(ARGS.make_model, ARGS.vocab, ARGS.template,
+                                    os.path.join(cls.tmp.name, "chat-test.gguf"))
+        cls.server = TritServer(ARGS.trit, cls.model_path, "--parallel", "8", "--ctx", "512",
+                                "--threads", "2", "--api-key", KEY, "--max-body", "65536")
+        cls.server.wait_healthy()
+        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key=KEY, max_retries=0, timeout=60)
+        cls.model_id = "chat-test"
+
+    @classmethod
+    def tearDownClass(cls):
+        rc = cls.server.stop()
+        cls.tmp.cleanup()
+        assert rc == 0, f"trit serve exited with {rc}"
+
+    def chat(self, **kw):
+        args = dict(model=self.model_id, messages=[{"role": "system", "content": "You are terse."},
+                                                   {"role": "user", "content": "Say something."}],
+                    max_tokens=16, seed=5, temperature=0.8)
+        args.update(kw)
+        return self.client.chat.completions.create(**args)
+
+    def test_models_list(self):
+        models = self.client.models.list()
+        self.assertEqual([m.id for m in models.data], [self.model_id])
+        self.assertEqual(self.client.models.retrieve(self.model_id).id, self.model_id)
+
+    def test_chat_plain(self):
+        r = self.chat()
+        self.assertEqual(r.object, "chat.completion")
+        self.assertEqual(r.choices[0].message.role, "assistant")
+        self.assertIsInstance(r.choices[0].message.content, str)
+        self.assertIn(r.choices[0].finish_reason, ("stop", "length"))
+        self.assertGreater(r.usage.prompt_tokens, 5)
+        self.assertLessEqual(r.usage.completion_tokens, 16)
+        self.assertEqual(r.usage.total_tokens, r.usage.prompt_tokens + r.usage.completion_tokens)
+
+    def test_chat_stream_matches_plain(self):
+        plain = self.chat(max_completion_tokens=20, extra_body={"ignore_eos": True}, max_tokens=None)
+        stream = self.chat(max_completion_tokens=20, extra_body={"ignore_eos": True}, max_tokens=None, stream=True,
+                           stream_options={"include_usage": True})
+        text, finish, usage, roles = "", None, None, []
+        for chunk in stream:
+            if chunk.usage is not None:
+                usage = chunk.usage
+                self.assertEqual(chunk.choices, [])
+                continue
+            delta = chunk.choices[0].delta
+            if delta.role:
+                roles.append(delta.role)
+            text += delta.content or ""
+            finish = chunk.choices[0].finish_reason or finish
+        self.assertEqual(roles, ["assistant"])
+        self.assertEqual(text, plain.choices[0].message.content)
+        self.assertEqual(finish, "length")
+        self.assertEqual(usage.completion_tokens, 20)
+        self.assertEqual(usage.prompt_tokens, plain.usage.prompt_tokens)
+
+    def test_chat_logprobs(self):
+        r = self.chat(logprobs=True, top_logprobs=3, max_tokens=5, temperature=0, extra_body={"ignore_eos": True})
+        content = r.choices[0].logprobs.content
+        self.assertEqual(len(content), 5)
+        for t in content:
+            self.assertLessEqual(t.logprob, 0.0)
+            self.assertEqual(len(t.top_logprobs), 3)
+            # Greedy: the chosen token is the most likely one.
+            self.assertAlmostEqual(t.top_logprobs[0].logprob, t.logprob, places=5)
+
+    def test_stop_string(self):
+        base = self.chat(temperature=0, max_tokens=30, extra_body={"ignore_eos": True}).choices[0].message.content
+        self.assertGreater(len(base), 10)
+        stop = base[6:9]
+        cut = base[:base.index(stop)]
+        r = self.chat(temperature=0, max_tokens=30, stop=[stop], extra_body={"ignore_eos": True})
+        self.assertEqual(r.choices[0].message.content, cut)
+        self.assertEqual(r.choices[0].finish_reason, "stop")
+        streamed = "".join(c.choices[0].delta.content or "" for c in
+                           self.chat(temperature=0, max_tokens=30, stop=stop, stream=True,
+                                     extra_body={"ignore_eos": True}) if c.choices)
+        self.assertEqual(streamed, cut)
+
+    def test_completions_plain_and_stream(self):
+        r = self.client.completions.create(model=self.model_id, prompt="Once upon a time", max_tokens=12, seed=3,
+                                           logprobs=2, extra_body={"ignore_eos": True})
+        self.assertEqual(r.object, "text_completion")
+        self.assertEqual(r.choices[0].finish_reason, "length")
+        self.assertEqual(r.usage.completion_tokens, 12)
+        self.assertEqual(len(r.choices[0].logprobs.tokens), 12)
+        s = self.client.completions.create(model=self.model_id, prompt="Once upon a time", max_tokens=12, seed=3,
+                                           stream=True, extra_body={"ignore_eos": True})
+        self.assertEqual("".join(c.choices[0].text for c in s), r.choices[0].text)
+
+    def test_determinism_alone_vs_beside_seven(self):
+        req = dict(messages=[{"role": "user", "content": "Tell me a story about a cat."}], max_tokens=24, seed=1234,
+                   temperature=1.0, top_p=0.95, presence_penalty=0.3, frequency_penalty=0.2, logprobs=True,
+                   extra_body={"ignore_eos": True})
+        alone = self.chat(**req)
+        results = {}
+
+        def run(i):
+            if i == 0:
+                time.sleep(0.05)  # join a batch that is already running
+                results[i] = self.chat(**req)
+            else:
+                results[i] = self.chat(messages=[{"role": "user", "content": f"Other request {i} " * i}],
+                                       max_tokens=20 + 3 * i, seed=i, extra_body={"ignore_eos": True})
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(len(results), 8)
+        self.assertEqual(results[0].choices[0].message.content, alone.choices[0].message.content)
+        self.assertEqual([t.logprob for t in results[0].choices[0].logprobs.content],
+                         [t.logprob for t in alone.choices[0].logprobs.content])
+
+    def test_eight_concurrent_streams(self):
+        expected = {}
+        for i in range(8):
+            expected[i] = self.chat(messages=[{"role": "user", "content": f"Stream {i}"}], max_tokens=16, seed=i,
+                                    extra_body={"ignore_eos": True}).choices[0].message.content
+        got, errors = {}, []
+
+        def run(i):
+            try:
+                got[i] = "".join(c.choices[0].delta.content or "" for c in
+                                 self.chat(messages=[{"role": "user", "content": f"Stream {i}"}], max_tokens=16,
+                                           seed=i, stream=True, extra_body={"ignore_eos": True}) if c.choices)
+            except Exception as e:  # noqa: BLE001 - reported below
+                errors.append(repr(e))
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(got, expected)
+
+    def test_errors(self):
+        bad_key = openai.OpenAI(base_url=self.server.url + "/v1", api_key="wrong", max_retries=0)
+        with self.assertRaises(openai.AuthenticationError) as cm:
+            bad_key.models.list()
+        self.assertEqual(cm.exception.status_code, 401)
+        status, _, data = raw_request(self.server.port, "GET", "/v1/models", headers={"Authorization": ""})
+        self.assertEqual(status, 401)
+        assert_openai_error(self, data, "invalid_api_key")
+
+        with self.assertRaises(openai.NotFoundError) as cm:
+            self.chat(model="no-such-model")
+        self.assertEqual(cm.exception.body["code"], "model_not_found")
+
+        with self.assertRaises(openai.BadRequestError) as cm:
+            self.chat(messages=[{"role": "user", "content": "word " * 600}])
+        self.assertEqual(cm.exception.body["code"], "context_length_exceeded")
+
+        with self.assertRaises(openai.BadRequestError) as cm:
+            self.chat(temperature=7)
+        self.assertEqual(cm.exception.body["param"], "temperature")
+
+        with self.assertRaises(openai.BadRequestError) as cm:
+            self.client.embeddings.create(model=self.model_id, input="hi")
+        self.assertEqual(cm.exception.body["code"], "model_not_supported")
+
+        status, _, data = raw_request(self.server.port, "POST", "/v1/chat/completions", body=b'{"messages": [')
+        self.assertEqual(status, 400)
+        assert_openai_error(self, data, "invalid_json")
+        status, _, data = raw_request(self.server.port, "POST", "/v1/chat/completions",
+                                      body=b'{"messages": "hi", "max_tokens": "ten"}')
+        self.assertEqual(status, 400)
+        assert_openai_error(self, data)
+        status, _, data = raw_request(self.server.port, "POST", "/v1/chat/completions", body=b"x" * 70000)
+        self.assertEqual(status, 413)
+        assert_openai_error(self, data, "request_too_large")
+        status, _, data = raw_request(self.server.port, "POST", "/v1/chat/completions", body=b"[" * 60000)
+        self.assertEqual(status, 400)
+        status, _, data = raw_request(self.server.port, "GET", "/v1/nothing")
+        self.assertEqual(status, 404)
+        assert_openai_error(self, data)
+        # The server is still healthy and answering after all of that.
+        self.assertEqual(raw_request(self.server.port, "GET", "/health")[0], 200)
+        self.assertEqual(self.chat(max_tokens=2).usage.completion_tokens <= 2, True)
+
+    def test_tokenize_detokenize_health_metrics(self):
+        status, _, data = raw_request(self.server.port, "POST", "/tokenize",
+                                      body=json.dumps({"content": "Hello world", "with_pieces": True}))
+        self.assertEqual(status, 200)
+        tokens = json.loads(data)["tokens"]
+        self.assertEqual("".join(t["piece"] for t in tokens).strip(), "Hello world")
+        status, _, data = raw_request(self.server.port, "POST", "/detokenize",
+                                      body=json.dumps({"tokens": [t["id"] for t in tokens]}))
+        self.assertEqual(status, 200)
+        self.assertEqual(json.loads(data)["content"].strip(), "Hello world")
+        status, _, data = raw_request(self.server.port, "POST", "/detokenize", body=json.dumps({"tokens": [10**9]}))
+        self.assertEqual(status, 400)
+        status, _, _ = raw_request(self.server.port, "GET", "/health", headers={"Authorization": ""})
+        self.assertEqual(status, 200)
+        self.chat(max_tokens=3)
+        status, headers, data = raw_request(self.server.port, "GET", "/metrics", headers={"Authorization": ""})
+        self.assertEqual(status, 200)
+        text = data.decode()
+        for name in ("trit_requests_total{endpoint=\"/v1/chat/completions\",status=\"200\"}",
+                     "trit_prompt_tokens_total", "trit_generated_tokens_total",
+                     "trit_time_to_first_token_seconds_bucket", "trit_token_latency_seconds_count",
+                     "trit_queue_depth", "trit_active_slots 0"):
+            self.assertIn(name, text)
+
+
+class QueueTest(unittest.TestCase):
+    """One slot, no queue: a second request gets 429 with Retry-After, and a
+    client that goes away frees the slot at once."""
+
+    def test_429_and_disconnect(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(tmp, "q.gguf"))
+            server = TritServer(ARGS.trit, model, "--parallel", "1", "--queue", "0", "--ctx", "2048",
+                                "--threads", "1")
+            try:
+                server.wait_healthy()
+                client = openai.OpenAI(base_url=server.url + "/v1", api_key="none", max_retries=0, timeout=30)
+                long = client.chat.completions.create(model="q", messages=[{"role": "user", "content": "go"}],
+                                                      stream=True, extra_body={"ignore_eos": True})
+                it = iter(long)
+                next(it)  # the request holds the slot now
+                with self.assertRaises(openai.RateLimitError) as cm:
+                    client.chat.completions.create(model="q", messages=[{"role": "user", "content": "x"}],
+                                                   max_tokens=2)
+                self.assertEqual(cm.exception.status_code, 429)
+                self.assertEqual(cm.exception.response.headers.get("retry-after"), "1")
+                long.close()  # the client disconnects mid-answer
+                deadline = time.time() + 60
+                r = None
+                while time.time() < deadline:
+                    try:
+                        r = client.chat.completions.create(model="q", messages=[{"role": "user", "content": "x"}],
+                                                           max_tokens=2)
+                        break
+                    except openai.RateLimitError:
+                        time.sleep(0.05)
+                self.assertIsNotNone(r, "the slot was not freed after the client disconnected")
+                # Had the slot been kept, the long request would have run to
+                # the end of its 2048-token context before the new one got in.
+                with urllib.request.urlopen(server.url + "/metrics", timeout=10) as m:
+                    metrics = m.read().decode()
+                generated = int(re.search(r"^trit_generated_tokens_total (\d+)$", metrics, re.M).group(1))
+                self.assertLess(generated, 1024, "the disconnected request kept generating")
+            finally:
+                self.assertEqual(server.stop(), 0)
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser()
+    p.add_argument("--trit", required=True)
+    p.add_argument("--make-model", required=True)
+    p.add_argument("--vocab", required=True)
+    p.add_argument("--template", required=True)
+    ARGS, rest = p.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

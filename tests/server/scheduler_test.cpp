@@ -1,0 +1,138 @@
+#include "server/scheduler.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+
+namespace trit::server {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The chat model of the server tests, written once per test program.
+const ServedModel& TestModel() {
+  static std::unique_ptr<ServedModel> model = [] {
+    const std::string path = (fs::temp_directory_path() / ("trit-sched-" + std::to_string(::getpid()) + ".gguf")).string();
+    const std::string cmd = std::string(TRIT_MAKE_CHAT_MODEL) + " " + path + " " + TRIT_SOURCE_DIR +
+                            "/tests/data/vocab/ggml-vocab-llama-spm.gguf " + TRIT_SOURCE_DIR +
+                            "/tests/data/chat_templates/HuggingFaceH4-zephyr-7b-beta.jinja";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    Expected<std::unique_ptr<ServedModel>> m = LoadServedModel(path);
+    EXPECT_TRUE(m.ok()) << m.status().message();
+    fs::remove(path);  // mapped: stays readable while open
+    return std::move(m).value();
+  }();
+  return *model;
+}
+
+struct Answer {
+  std::string text;
+  std::vector<float> logprobs;
+  FinishReason finish = FinishReason::kNone;
+  int64_t n_generated = 0;
+};
+
+Answer Collect(RequestChannel& channel) {
+  Answer a;
+  for (;;) {
+    for (Event& e : channel.Wait(std::chrono::milliseconds(1000))) {
+      a.text += e.text;
+      for (const TokenLogprob& t : e.logprobs) a.logprobs.push_back(t.logprob);
+      if (e.done) {
+        a.finish = e.finish;
+        a.n_generated = e.n_generated;
+        return a;
+      }
+    }
+  }
+}
+
+GenerationParams Params(uint64_t seed, int64_t max_tokens) {
+  GenerationParams p;
+  p.sampling.temperature = 1.0f;
+  p.sampling.seed = seed;
+  p.max_tokens = max_tokens;
+  p.ignore_eos = true;
+  p.top_logprobs = 2;
+  return p;
+}
+
+std::vector<int32_t> Prompt(const ServedModel& m, const std::string& text) {
+  return m.tokenizer->Encode(text, {.add_special = true, .parse_special = false});
+}
+
+TEST(SchedulerTest, SameSeedSameAnswerAloneOrBesideSevenOthers) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s = Scheduler::Create(m, {.n_slots = 8, .n_ctx = 256, .n_threads = 2}, &metrics);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  Submission alone = (*s)->Submit(Prompt(m, "The quick brown fox"), Params(7, 12));
+  ASSERT_EQ(alone.result, SubmitResult::kAccepted);
+  const Answer reference = Collect(*alone.channel);
+  EXPECT_EQ(reference.n_generated, 12);
+  EXPECT_EQ(reference.finish, FinishReason::kLength);
+
+  // The same request beside seven others of other lengths, started a few
+  // steps apart so that it joins a batch already running.
+  std::vector<std::shared_ptr<RequestChannel>> others;
+  for (int i = 0; i < 7; ++i) {
+    Submission o = (*s)->Submit(Prompt(m, "Other prompt number " + std::to_string(i) + " is longer"), Params(100 + i, 14 + i));
+    ASSERT_EQ(o.result, SubmitResult::kAccepted);
+    others.push_back(o.channel);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Submission again = (*s)->Submit(Prompt(m, "The quick brown fox"), Params(7, 12));
+  ASSERT_EQ(again.result, SubmitResult::kAccepted);
+  const Answer batched = Collect(*again.channel);
+  for (auto& o : others) EXPECT_EQ(Collect(*o).finish, FinishReason::kLength);
+  EXPECT_EQ(batched.text, reference.text);
+  EXPECT_EQ(batched.logprobs, reference.logprobs);  // bit for bit
+}
+
+TEST(SchedulerTest, QueueFullAndCancellationFreesTheSlot) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s =
+      Scheduler::Create(m, {.n_slots = 1, .n_ctx = 2048, .n_threads = 1, .max_queue = 1}, &metrics);
+  ASSERT_TRUE(s.ok());
+  Submission running = (*s)->Submit(Prompt(m, "a"), Params(1, -1));  // until the context is full
+  Submission waiting = (*s)->Submit(Prompt(m, "b"), Params(2, 4));
+  ASSERT_EQ(running.result, SubmitResult::kAccepted);
+  ASSERT_EQ(waiting.result, SubmitResult::kAccepted);
+  EXPECT_EQ((*s)->Submit(Prompt(m, "c"), Params(3, 4)).result, SubmitResult::kQueueFull);
+  running.channel->Cancel();
+  EXPECT_EQ(Collect(*running.channel).finish, FinishReason::kCancelled);
+  EXPECT_EQ(Collect(*waiting.channel).n_generated, 4);
+}
+
+TEST(SchedulerTest, RefusesEmptyAndTooLongPrompts) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s = Scheduler::Create(m, {.n_slots = 1, .n_ctx = 8}, &metrics);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ((*s)->Submit({}, Params(1, 1)).result, SubmitResult::kInvalid);
+  EXPECT_EQ((*s)->Submit(std::vector<int32_t>(9, 5), Params(1, 1)).result, SubmitResult::kInvalid);
+  // A prompt that fills the context still gets its one token.
+  Submission full = (*s)->Submit(std::vector<int32_t>(8, 5), Params(1, 10));
+  ASSERT_EQ(full.result, SubmitResult::kAccepted);
+  const Answer a = Collect(*full.channel);
+  EXPECT_EQ(a.n_generated, 1);
+  EXPECT_EQ(a.finish, FinishReason::kLength);
+}
+
+TEST(SchedulerTest, StopsWhenAsked) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s = Scheduler::Create(m, {.n_slots = 2, .n_ctx = 128}, &metrics);
+  ASSERT_TRUE(s.ok());
+  (*s)->Stop();
+  EXPECT_FALSE((*s)->running());
+  EXPECT_EQ((*s)->Submit(Prompt(m, "x"), Params(1, 1)).result, SubmitResult::kShuttingDown);
+}
+
+}  // namespace
+}  // namespace trit::server
