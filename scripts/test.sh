@@ -54,4 +54,4 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$TRIT_ROOT/build-asan" --output-on-failure -j "$(nproc)" -L 'unit|cli'
 
 log "fuzz smoke run"
-"$TRIT_ROOT/fuzz/smoke.sh" 10
+"$TRIT_ROOT/fuzz/smoke.sh" 5
