@@ -13,6 +13,7 @@
 #include "formats/gguf/reader.h"
 #include "formats/gguf/writer.h"
 #include "model/architecture.h"
+#include "model/chunked_logits.h"
 #include "model/model.h"
 #include "model/random_model.h"
 #include "runtime/session.h"
@@ -73,23 +74,7 @@ class ArchitecturesTest : public ::testing::Test {
 
 // All rows' logits of kIds run in passes of `chunk` rows.
 std::vector<float> Chunked(const model::Model& m, size_t chunk, int n_threads, kernels::KvType kv) {
-  runtime::SessionOptions o;
-  o.n_threads = n_threads;
-  o.kv_type = kv;
-  auto s = runtime::Session::Create(m, o);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  std::vector<float> all;
-  for (size_t i = 0; i < kIds.size(); i += chunk) {
-    const size_t n = std::min(chunk, kIds.size() - i);
-    Expected<runtime::Logits> l = (*s)->Verify(std::span<const int32_t>(kIds).subspan(i, n));
-    EXPECT_TRUE(l.ok()) << l.status().message();
-    all.insert(all.end(), l->values.begin(), l->values.end());
-  }
-  return all;
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return ChunkedLogits(m, kIds, chunk, n_threads, kv);
 }
 
 const char* const kNewArchitectures[] = {"gemma", "gemma2", "gemma3", "bitnet"};

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "model/chunked_logits.h"
 #include "model/model.h"
 #include "model/random_model.h"
 #include "runtime/session.h"
@@ -21,22 +22,7 @@ const std::vector<int32_t> kIds = {1, 5, 9, 33, 47, 0, 3, 17, 22, 40, 41, 2, 8, 
                                    26, 38, 4, 46, 11, 20, 35, 6, 15, 27, 39, 42, 10, 23, 30, 36, 14};
 
 std::vector<float> Chunked(const model::Model& m, size_t chunk, int n_threads) {
-  runtime::SessionOptions o;
-  o.n_threads = n_threads;
-  auto s = runtime::Session::Create(m, o);
-  EXPECT_TRUE(s.ok()) << s.status().message();
-  std::vector<float> all;
-  for (size_t i = 0; i < kIds.size(); i += chunk) {
-    const size_t n = std::min(chunk, kIds.size() - i);
-    Expected<runtime::Logits> l = (*s)->Verify(std::span<const int32_t>(kIds).subspan(i, n));
-    EXPECT_TRUE(l.ok()) << l.status().message();
-    all.insert(all.end(), l->values.begin(), l->values.end());
-  }
-  return all;
-}
-
-bool SameBits(const std::vector<float>& a, const std::vector<float>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
+  return ChunkedLogits(m, kIds, chunk, n_threads);
 }
 
 class OptimizedKernelsTest : public ::testing::TestWithParam<quant::GgmlType> {
