@@ -38,17 +38,15 @@ FloatKernel FloatKernelFor(GgmlType type) {
   }
 }
 
-// Calls row_fn(o, r0, n_a) for every weight row o and tile of activation
-// rows [r0, r0 + n_a), split over weight rows across the pool.
-template <class RowFn>
-void ForEachRowAndTile(int64_t n_rows, int64_t m, ThreadPool& pool, const RowFn& row_fn) {
+// Calls rows_fn(o, n_w, r0, n_a) for every block of weight rows [o, o + n_w)
+// and tile of activation rows [r0, r0 + n_a), split over weight rows across
+// the pool.
+template <class RowsFn>
+void ForEachRowBlockAndTile(int64_t n_rows, int64_t m, ThreadPool& pool, const RowsFn& rows_fn) {
   pool.ParallelFor(n_rows, [&](int64_t o_begin, int64_t o_end) {
     for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
-      const int64_t oe = std::min(ob + kWeightRowBlock, o_end);
-      for (int64_t r0 = 0; r0 < m; r0 += simd::kRowTile) {
-        const int64_t n_a = std::min(simd::kRowTile, m - r0);
-        for (int64_t o = ob; o < oe; ++o) row_fn(o, r0, n_a);
-      }
+      const int64_t n_w = std::min(kWeightRowBlock, o_end - ob);
+      for (int64_t r0 = 0; r0 < m; r0 += simd::kRowTile) rows_fn(ob, n_w, r0, std::min(simd::kRowTile, m - r0));
     }
   });
 }
@@ -76,9 +74,11 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
     QuantizedRows a;
     QuantizeRows(x, m, w.n_cols, w.type->block_size, a);
     const int64_t n_blocks = a.n_blocks();
-    ForEachRowAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t r0, int64_t n_a) {
+    ForEachRowBlockAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
       simd::QuantDotArgs args;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
+      args.n_w = n_w;
+      args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
       args.n_blocks = n_blocks;
       args.a = a.q.data() + r0 * w.n_cols;
       args.a_scale = a.scale.data() + r0 * n_blocks;
@@ -93,9 +93,11 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
     return;
   }
   if (const FloatKernel kernel = FloatKernelFor(w.type->type); kernel != nullptr) {
-    ForEachRowAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t r0, int64_t n_a) {
+    ForEachRowBlockAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
       simd::FloatDotArgs args;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
+      args.n_w = n_w;
+      args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
       args.n_cols = w.n_cols;
       args.x = x + r0 * w.n_cols;
       args.n_a = n_a;

@@ -27,19 +27,36 @@ namespace trit::kernels::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Blocks whose integer sums are buffered before they are folded into the
-// float accumulators; a multiple of every vector length.
-constexpr int64_t kChunk = 64;
-
 using D8 = hn::CappedTag<int8_t, 32>;  // a Q4_0/Q8_0 block's 32 quants in one or two vectors
 using DU8 = hn::RebindToUnsigned<D8>;
 using D32 = hn::Repartition<int32_t, D8>;
 using V32 = hn::VFromD<D32>;
+using VU8 = hn::VFromD<DU8>;
+using VI8 = hn::VFromD<D8>;
 
-// acc + pairwise sums of q * a, q unsigned (< 128 wherever a pair could
-// saturate int16: 2 * 127 * 128 < 32768), a signed.
-HWY_INLINE V32 MulAddU8I8(hn::VFromD<DU8> q, hn::VFromD<D8> a, V32 acc) {
-#if HWY_TARGET == HWY_SSE4
+// Blocks whose integer sums are reduced and folded into the float lanes
+// together: dot.h's 8 lanes, lane b % 8.
+constexpr int64_t kGroup = kDotLanes;
+
+#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define TRIT_X86 1
+#endif
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define TRIT_X86_256 1  // D8 is one 256-bit vector
+#endif
+
+// acc + sums of q * a (lanes hold partial sums: only their total is used),
+// q unsigned (< 128 wherever a pair could saturate int16 without VNNI:
+// 2 * 127 * 128 < 32768), a signed.
+HWY_INLINE V32 MulAddU8I8(VU8 q, VI8 a, V32 acc) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // VNNI: exact, never saturates. Highway 1.0's AVX3_DL target enables
+  // AVX-VNNI (VEX) instead of AVX512-VNNI, and the CPUs of that target (Ice
+  // Lake, Zen 4) have only the EVEX form, so it is spelled out.
+  __m256i sum = acc.raw;
+  asm("%{evex%} vpdpbusd %2, %1, %0" : "+v"(sum) : "v"(q.raw), "vm"(a.raw));
+  return V32{sum};
+#elif HWY_TARGET == HWY_SSE4
   const __m128i p = _mm_maddubs_epi16(q.raw, a.raw);
   return acc + V32{_mm_madd_epi16(p, _mm_set1_epi16(1))};
 #elif HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
@@ -64,13 +81,14 @@ HWY_INLINE V32 MulAddU8I8(hn::VFromD<DU8> q, hn::VFromD<D8> a, V32 acc) {
 #endif
 }
 
-// acc + pairwise sums of w * a, both signed, a in [-127, 127].
-HWY_INLINE V32 MulAddI8I8(hn::VFromD<D8> w, hn::VFromD<D8> a, V32 acc) {
+// acc + sums of w * a, both signed, a in [-127, 127] (no VNNI path: with
+// VNNI the Q8_0 kernel offsets w to unsigned instead).
+HWY_INLINE V32 MulAddI8I8(VI8 w, VI8 a, V32 acc) {
 #if HWY_TARGET == HWY_SSE4
   // |w| * (a with w's sign): |w| <= 128 as unsigned, so no pair saturates.
   const __m128i p = _mm_maddubs_epi16(_mm_sign_epi8(w.raw, w.raw), _mm_sign_epi8(a.raw, w.raw));
   return acc + V32{_mm_madd_epi16(p, _mm_set1_epi16(1))};
-#elif HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+#elif defined(TRIT_X86_256)
   const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w.raw, w.raw), _mm256_sign_epi8(a.raw, w.raw));
   return acc + V32{_mm256_madd_epi16(p, _mm256_set1_epi16(1))};
 #elif HWY_TARGET == HWY_SCALAR
@@ -93,98 +111,113 @@ HWY_INLINE int32_t ReduceI32(D d, hn::VFromD<D> v) {
   return hn::GetLane(hn::SumOfLanes(d, v));
 }
 
-constexpr int64_t kLanes32 = static_cast<int64_t>(hn::MaxLanes(D32()));
-
-// total[i] = sum of the lanes of part[i] (kLanes32 int32 each) for i < n;
-// part holds a multiple of kLanes32 vectors. On x86 several blocks are
-// reduced together by horizontal adds (exact: integers).
-HWY_INLINE void ReduceBlocks(const int32_t* part, int64_t n, int32_t* total) {
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
-  for (int64_t i = 0; i < n; i += 8) {
-    const __m256i* v = reinterpret_cast<const __m256i*>(part + i * 8);
-    const __m256i h01 = _mm256_hadd_epi32(_mm256_load_si256(v + 0), _mm256_load_si256(v + 1));
-    const __m256i h23 = _mm256_hadd_epi32(_mm256_load_si256(v + 2), _mm256_load_si256(v + 3));
-    const __m256i h45 = _mm256_hadd_epi32(_mm256_load_si256(v + 4), _mm256_load_si256(v + 5));
-    const __m256i h67 = _mm256_hadd_epi32(_mm256_load_si256(v + 6), _mm256_load_si256(v + 7));
-    const __m256i h03 = _mm256_hadd_epi32(h01, h23);  // blocks 0-3: low 128 bits | high 128 bits
-    const __m256i h47 = _mm256_hadd_epi32(h45, h67);
-    const __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
-                                         _mm256_permute2x128_si256(h03, h47, 0x31));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(total + i), sum);
-  }
+// out[i] = sum of the lanes of v[i], i < kGroup; on x86 by horizontal adds
+// in registers (exact: integers).
+HWY_INLINE void ReduceGroup(const V32* v, int32_t* out) {
+#if defined(TRIT_X86_256)
+  const __m256i h01 = _mm256_hadd_epi32(v[0].raw, v[1].raw);
+  const __m256i h23 = _mm256_hadd_epi32(v[2].raw, v[3].raw);
+  const __m256i h45 = _mm256_hadd_epi32(v[4].raw, v[5].raw);
+  const __m256i h67 = _mm256_hadd_epi32(v[6].raw, v[7].raw);
+  const __m256i h03 = _mm256_hadd_epi32(h01, h23);  // blocks 0-3: low 128 bits | high 128 bits
+  const __m256i h47 = _mm256_hadd_epi32(h45, h67);
+  const __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
+                                       _mm256_permute2x128_si256(h03, h47, 0x31));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out), sum);
 #elif HWY_TARGET == HWY_SSE4
-  for (int64_t i = 0; i < n; i += 4) {
-    const __m128i* v = reinterpret_cast<const __m128i*>(part + i * 4);
-    const __m128i h01 = _mm_hadd_epi32(_mm_load_si128(v + 0), _mm_load_si128(v + 1));
-    const __m128i h23 = _mm_hadd_epi32(_mm_load_si128(v + 2), _mm_load_si128(v + 3));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(total + i), _mm_hadd_epi32(h01, h23));
+  for (int i = 0; i < kGroup; i += 4) {
+    const __m128i h01 = _mm_hadd_epi32(v[i].raw, v[i + 1].raw);
+    const __m128i h23 = _mm_hadd_epi32(v[i + 2].raw, v[i + 3].raw);
+    _mm_store_si128(reinterpret_cast<__m128i*>(out + i), _mm_hadd_epi32(h01, h23));
   }
 #else
   const D32 d32;
-  for (int64_t i = 0; i < n; ++i) total[i] = ReduceI32(d32, hn::Load(d32, part + i * kLanes32));
+  for (int i = 0; i < kGroup; ++i) out[i] = ReduceI32(d32, v[i]);
 #endif
 }
 
-// The shared frame of the quantized kernels: block_dot(block, b, v, adjust)
-// sets, for r < n_a, v[r] to int32 lanes and adjust[r] to an integer whose
-// sum is the exact dot product of weight block b with activation row r's
-// block b (offsets removed). Then per row, in increasing b:
-// acc[b % 8] += (d_w * d_a) * isum, and the fixed tree of dot.h.
-template <class BlockDot>
-HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t n_a, int64_t block_bytes, int64_t scale_offset,
-                          const BlockDot& block_dot) {
-  const D32 d32;
-  const hn::CappedTag<float, 16> df;
+// For the kGroup lanes i < n (the rest padded with zeros):
+//   acc[i] += (w_scale[i] * a_scale[i]) * float(isum[i] - (a_sum[i] << kShift))
+// (no a_sum term when kShift < 0), lane by lane, one rounding per operation.
+template <int kShift>
+HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const uint16_t* scale_bits,
+                             const float* a_scale, const int32_t* a_sum, int64_t n) {
+  const hn::CappedTag<float, kGroup> df;
+  const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-  HWY_ALIGN uint16_t scale_bits[kChunk];
-  HWY_ALIGN float w_scale[kChunk];
-  HWY_ALIGN int32_t part[kRowTile][kChunk * kLanes32];
-  int32_t adjust[kRowTile][kChunk];
-  int32_t isum[kChunk + 8];
-  float acc[kRowTile][kDotLanes] = {};
-  for (int64_t c0 = 0; c0 < g.n_blocks; c0 += kChunk) {
-    const int64_t nc = std::min(kChunk, g.n_blocks - c0);
-    for (int64_t i = 0; i < nc; ++i) {
-      const uint8_t* block = g.w + (c0 + i) * block_bytes;
-      std::memcpy(&scale_bits[i], block + scale_offset, 2);
-      V32 v[kRowTile];
-      int32_t adj[kRowTile];
-      block_dot(block, c0 + i, v, adj);
-      for (int64_t r = 0; r < n_a; ++r) {
-        hn::Store(v[r], d32, part[r] + i * kLanes32);
-        adjust[r][i] = adj[r];
-      }
+  HWY_ALIGN float scale_pad[kGroup];
+  HWY_ALIGN int32_t sum_pad[kGroup];
+  if (n < kGroup) {  // the last, partial group of a row
+    for (int64_t i = 0; i < kGroup; ++i) {
+      scale_pad[i] = i < n ? a_scale[i] : 0.0f;
+      sum_pad[i] = (i < n && kShift >= 0) ? a_sum[i] : 0;
     }
-    // Whole groups for ReduceBlocks: the blocks past nc are zeros, unused.
-    const int64_t padded = (nc + 7) / 8 * 8;
-    for (int64_t r = 0; r < n_a; ++r) {
-      std::fill(part[r] + nc * kLanes32, part[r] + padded * kLanes32, 0);
-    }
-    std::fill(scale_bits + nc, scale_bits + kChunk, uint16_t{0});
-    for (int64_t i = 0; i < nc; i += static_cast<int64_t>(hn::Lanes(df))) {
-      // f16 -> f32 is exact on every target (F16C or Highway's emulation).
-      hn::Store(hn::PromoteTo(df, hn::Load(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i))), df,
-                w_scale + i);
-    }
-    for (int64_t r = 0; r < n_a; ++r) {
-      ReduceBlocks(part[r], padded, isum);
-      const float* a_scale = g.a_scale + r * g.n_blocks + c0;
-      for (int64_t i = 0; i < nc; ++i) {
-        acc[r][(c0 + i) % kDotLanes] +=
-            (w_scale[i] * a_scale[i]) * static_cast<float>(isum[i] + adjust[r][i]);
-      }
-    }
+    a_scale = scale_pad;
+    a_sum = sum_pad;
   }
-  for (int64_t r = 0; r < n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
+  constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
+  for (int64_t i = 0; i < kGroup; i += kL) {
+    // f16 -> f32 is exact on every target (F16C or Highway's emulation).
+    const auto ws = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i)));
+    auto is = hn::LoadU(di, isum + i);
+    if constexpr (kShift >= 0) is = is - hn::ShiftLeft<kShift>(hn::LoadU(di, a_sum + i));
+    const auto prod = (ws * hn::LoadU(df, a_scale + i)) * hn::ConvertTo(df, is);
+    hn::Store(hn::Load(df, acc + i) + prod, df, acc + i);
+  }
 }
 
-#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
-#define TRIT_X86_MADDUBS 1
+// The shared frame of the quantized kernels. block_dot(block, b, v) sets, for
+// r < n_a, v[r] to int32 lanes whose total is the exact dot product of weight
+// block b with activation row r's block b, less the type's offset times the
+// activation block sum (taken out here: - a_sum << kShift). Per weight row
+// and activation row, in increasing b: acc[b % 8] += (d_w * d_a) * isum,
+// then the fixed tree of dot.h.
+template <int64_t kRows, int kShift, class BlockDot>
+HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t scale_offset,
+                          const BlockDot& block_dot) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const D32 d32;
+  for (int64_t o = 0; o < g.n_w; ++o) {
+    const uint8_t* w = g.w + o * g.w_row_bytes;
+    HWY_ALIGN float acc[kRowTile][kGroup] = {};
+    for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+      const int64_t nb = std::min(kGroup, g.n_blocks - b0);
+      HWY_ALIGN uint16_t scale_bits[kGroup];
+      V32 v[kRowTile][kGroup];
+      auto one_block = [&](int64_t i) {
+        const uint8_t* block = w + (b0 + i) * block_bytes;
+        std::memcpy(&scale_bits[i], block + scale_offset, 2);
+        V32 vb[kRowTile];
+        block_dot(block, b0 + i, vb);
+        for (int64_t r = 0; r < n_a; ++r) v[r][i] = vb[r];
+      };
+      if (nb == kGroup) {
+#pragma GCC unroll 8
+        for (int64_t i = 0; i < kGroup; ++i) one_block(i);
+      } else {
+        for (int64_t i = 0; i < nb; ++i) one_block(i);
+        for (int64_t i = nb; i < kGroup; ++i) {
+          scale_bits[i] = 0;
+          for (int64_t r = 0; r < n_a; ++r) v[r][i] = hn::Zero(d32);
+        }
+      }
+      for (int64_t r = 0; r < n_a; ++r) {
+        HWY_ALIGN int32_t isum[kGroup];
+        ReduceGroup(v[r], isum);
+        CombineGroup<kShift>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
+                             g.a_sum + r * g.n_blocks + b0, nb);
+      }
+    }
+    for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
+  }
+}
+
+#ifdef TRIT_X86
 using D16 = hn::RepartitionToWide<D8>;
 using V16 = hn::VFromD<D16>;
 // Pairwise q * a as int16 (q unsigned, a signed; the callers keep every sum
 // of such pairs below 32768).
-HWY_INLINE V16 MulPairsU8I8(hn::VFromD<DU8> q, hn::VFromD<D8> a) {
+HWY_INLINE V16 MulPairsU8I8(VU8 q, VI8 a) {
 #if HWY_TARGET == HWY_SSE4
   return V16{_mm_maddubs_epi16(q.raw, a.raw)};
 #else
@@ -205,21 +238,23 @@ HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
 // bits 2l..2l+1, trit + 1 of element 4j + 32l + m. sum (t+1) a - sum a.
 template <int64_t kRows>
 void DotTQ2_0Rows(const QuantDotArgs& g) {
-  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const DU8 du8;
   const D8 d8;
   const D32 d32;
   const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
   const auto mask = hn::Set(du8, uint8_t{3});
-  QuantRows(g, n_a, 66, 64, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
-#ifdef TRIT_X86_MADDUBS
+  QuantRows<kRows, 0>(g, 66, 64, [&](const uint8_t* block, int64_t b, V32* v) {
+#if defined(TRIT_X86) && HWY_TARGET != HWY_AVX3_DL
     // int16 sums: at most 16 pairs of 2 * 127 * 2 per lane, far below 32768.
     const D16 d16;
     V16 acc[kRowTile];
     for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d16);
 #else
-    V32* acc = v;
-    for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d32);
+    // Two accumulators per row: shorter dependency chains.
+    V32 acc[kRowTile];
+    V32 acc2[kRowTile];
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = acc2[r] = hn::Zero(d32);
 #endif
     for (int64_t j = 0; j < 64; j += 32) {
       for (int64_t p = 0; p < 32; p += n) {
@@ -228,45 +263,103 @@ void DotTQ2_0Rows(const QuantDotArgs& g) {
 #if HWY_TARGET == HWY_SCALAR
         const auto t1 = hn::And(hn::ShiftRight<2>(q), mask);
         const auto t2 = hn::And(hn::ShiftRight<4>(q), mask);
+        const auto t3 = hn::ShiftRight<6>(q);
 #else
         // Shifts in 16-bit lanes (bits crossing into a byte are masked off).
         const hn::RepartitionToWide<DU8> du16;
         const auto t1 = hn::And(hn::BitCast(du8, hn::ShiftRight<2>(hn::BitCast(du16, q))), mask);
         const auto t2 = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(du16, q))), mask);
+        const auto t3 = hn::And(hn::BitCast(du8, hn::ShiftRight<6>(hn::BitCast(du16, q))), mask);
 #endif
-        const auto t3 = hn::ShiftRight<6>(q);
         for (int64_t r = 0; r < n_a; ++r) {
           const int8_t* a = g.a + r * g.a_stride + b * 256 + 4 * j + p;
-#ifdef TRIT_X86_MADDUBS
-          acc[r] = acc[r] + MulPairsU8I8(t0, hn::LoadU(d8, a)) + MulPairsU8I8(t1, hn::LoadU(d8, a + 32)) +
-                   MulPairsU8I8(t2, hn::LoadU(d8, a + 64)) + MulPairsU8I8(t3, hn::LoadU(d8, a + 96));
+#if defined(TRIT_X86) && HWY_TARGET != HWY_AVX3_DL
+          acc[r] = acc[r] + ((MulPairsU8I8(t0, hn::LoadU(d8, a)) + MulPairsU8I8(t1, hn::LoadU(d8, a + 32))) +
+                             (MulPairsU8I8(t2, hn::LoadU(d8, a + 64)) + MulPairsU8I8(t3, hn::LoadU(d8, a + 96))));
 #else
-          acc[r] = MulAddU8I8(t0, hn::LoadU(d8, a), acc[r]);
-          acc[r] = MulAddU8I8(t1, hn::LoadU(d8, a + 32), acc[r]);
-          acc[r] = MulAddU8I8(t2, hn::LoadU(d8, a + 64), acc[r]);
-          acc[r] = MulAddU8I8(t3, hn::LoadU(d8, a + 96), acc[r]);
+          acc[r] = MulAddU8I8(t1, hn::LoadU(d8, a + 32), MulAddU8I8(t0, hn::LoadU(d8, a), acc[r]));
+          acc2[r] = MulAddU8I8(t3, hn::LoadU(d8, a + 96), MulAddU8I8(t2, hn::LoadU(d8, a + 64), acc2[r]));
 #endif
         }
       }
     }
     for (int64_t r = 0; r < n_a; ++r) {
-#ifdef TRIT_X86_MADDUBS
+#if defined(TRIT_X86) && HWY_TARGET != HWY_AVX3_DL
       v[r] = MulPairsI16(acc[r], hn::Set(d16, int16_t{1}));
       (void)d32;
+#else
+      v[r] = acc[r] + acc2[r];
 #endif
-      adjust[r] = -g.a_sum[r * g.n_blocks + b];
     }
   });
 }
 
-// TQ1_0 (54 bytes: qs[48], qh[4], d). Trit k of a byte is
-// ((byte * 3^k mod 256) * 3) >> 8, computed in 16-bit lanes:
+#ifdef TRIT_X86_256
+// Trits of 32 bytes y, each ((y * 3) >> 8) in {0, 1, 2}: 1 from y >= 86 and
+// 1 more from y >= 171 (signed compares after flipping the top bit).
+HWY_INLINE VU8 TritsOf(VU8 y) {
+  const D8 d8;
+  const auto ys = hn::BitCast(d8, hn::Xor(y, hn::Set(DU8(), uint8_t{0x80})));
+  const auto c1 = hn::VecFromMask(d8, hn::Gt(ys, hn::Set(d8, int8_t{-43})));  // y >= 86
+  const auto c2 = hn::VecFromMask(d8, hn::Gt(ys, hn::Set(d8, int8_t{42})));   // y >= 171
+  return hn::BitCast(DU8(), hn::Abs(c1 + c2));
+}
+HWY_INLINE VU8 Times3(VU8 y) { return y + y + y; }  // mod 256
+#endif
+
+// TQ1_0 (54 bytes: qs[48], qh[4], d). Trit k of a byte x is
+// ((x * 3^k mod 256) * 3) >> 8:
 //   qs[m], m < 32:       element 32k + m
 //   qs[32 + m], m < 16:  element 160 + 16k + m
 //   qh[j], j < 4, k < 4: element 240 + 4k + j
 template <int64_t kRows>
 void DotTQ1_0Rows(const QuantDotArgs& g) {
-  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+#ifdef TRIT_X86_256
+  // Powers of 3 by byte additions (mod 256), trits by compares: 32 trits per
+  // vector. The last 16 bytes of qs and the 4 of qh fill three vectors:
+  // [x | 3x], [9x | 27x], [81x | qh[j] * 3^k at byte 4k + j].
+  const D8 d8;
+  const DU8 du8;
+  const hn::Half<DU8> du8h;
+  const hn::Rebind<uint16_t, decltype(du8h)> du16;
+  const hn::Rebind<int16_t, decltype(du8h)> di16;
+  HWY_ALIGN static constexpr uint16_t kQhPow[16] = {1, 1, 1, 1, 3, 3, 3, 3, 9, 9, 9, 9, 27, 27, 27, 27};
+  const auto qh_pow = hn::Load(du16, kQhPow);
+  QuantRows<kRows, 0>(g, 54, 52, [&](const uint8_t* block, int64_t b, V32* v) {
+    V32 acc[kRowTile];
+    V32 acc2[kRowTile];
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = acc2[r] = hn::Zero(D32());
+    auto dot = [&](VU8 y, int64_t first, bool second) {
+      const auto t = TritsOf(y);
+      for (int64_t r = 0; r < n_a; ++r) {
+        const auto a = hn::LoadU(d8, g.a + r * g.a_stride + b * 256 + first);
+        if (second) {
+          acc2[r] = MulAddU8I8(t, a, acc2[r]);
+        } else {
+          acc[r] = MulAddU8I8(t, a, acc[r]);
+        }
+      }
+    };
+    auto y = hn::LoadU(du8, block);
+    for (int64_t k = 0; k < 5; ++k) {
+      if (k > 0) y = Times3(y);
+      dot(y, 32 * k, (k & 1) != 0);
+    }
+    const auto x = hn::LoadU(du8h, block + 32);
+    auto y2 = hn::Combine(du8, x + x + x, x);  // [x | 3x]
+    dot(y2, 160, true);
+    y2 = Times3(Times3(y2));  // [9x | 27x]
+    dot(y2, 192, false);
+    y2 = Times3(Times3(y2));  // [81x | 243x]; the upper half is replaced by qh's trits
+    uint32_t qh_bits;
+    std::memcpy(&qh_bits, block + 48, 4);
+    const auto qh = hn::BitCast(du8h, hn::Set(hn::Repartition<uint32_t, decltype(du8h)>(), qh_bits));
+    const auto qh_pow3 = hn::And(hn::PromoteTo(du16, qh) * qh_pow, hn::Set(du16, uint16_t{0xFF}));
+    dot(hn::Combine(du8, hn::DemoteTo(du8h, hn::BitCast(di16, qh_pow3)), hn::LowerHalf(du8h, y2)), 224, true);
+    for (int64_t r = 0; r < n_a; ++r) v[r] = acc[r] + acc2[r];
+  });
+#else
   const hn::CappedTag<uint16_t, 16> du16;
   const hn::RebindToSigned<decltype(du16)> di16;
   const hn::Rebind<uint8_t, decltype(du16)> du8;
@@ -277,7 +370,7 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
   static constexpr uint16_t kPow3[5] = {1, 3, 9, 27, 81};
   const auto low_byte = hn::Set(du16, uint16_t{0xFF});
   const auto three = hn::Set(du16, uint16_t{3});
-  QuantRows(g, n_a, 54, 52, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+  QuantRows<kRows, 0>(g, 54, 52, [&](const uint8_t* block, int64_t b, V32* v) {
     VW acc[kRowTile];
     VW acc2[kRowTile];
     for (int64_t r = 0; r < n_a; ++r) acc[r] = acc2[r] = hn::Zero(d32);
@@ -296,79 +389,81 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
     };
     group(block, 32, 0);
     group(block + 32, 16, 160);
-    int32_t tail[4] = {};  // the 16 trits of qh, in the scalar unit
+    int32_t tail[kRowTile] = {};  // the 16 trits of qh, in the scalar unit
     for (int64_t k = 0; k < 4; ++k) {
       for (int64_t j = 0; j < 4; ++j) {
         const int32_t t = (static_cast<uint8_t>(block[48 + j] * kPow3[k]) * 3) >> 8;
         for (int64_t r = 0; r < n_a; ++r) tail[r] += t * g.a[r * g.a_stride + b * 256 + 240 + 4 * k + j];
       }
     }
+    const D32 d32n;
     for (int64_t r = 0; r < n_a; ++r) {
-      // Fold the int32 lanes to D32's width (they are the same bytes).
-      v[r] = hn::BitCast(D32(), acc[r] + acc2[r]);
-      adjust[r] = tail[r] - g.a_sum[r * g.n_blocks + b];
+      // Fold the int32 lanes to D32's width (they are the same bytes); the
+      // tail goes into lane 0.
+      v[r] = hn::BitCast(d32n, acc[r] + acc2[r]) +
+             hn::IfThenElseZero(hn::FirstN(d32n, 1), hn::Set(d32n, tail[r]));
     }
   });
+#endif
 }
 
 // Q4_0 (18 bytes: d, qs[16]): qs[j] holds q + 8 of element j (low nibble) and
 // j + 16 (high nibble). sum q a - 8 sum a.
 template <int64_t kRows>
 void DotQ4_0Rows(const QuantDotArgs& g) {
-  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const DU8 du8;
   const D8 d8;
   const D32 d32;
-  const hn::CappedTag<uint8_t, 16> du8h;
-  const auto mask = hn::Set(du8h, uint8_t{0x0F});
-  QuantRows(g, n_a, 18, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
-    // The 32 quants in one vector: low nibbles then high nibbles.
-    const auto packed = hn::LoadU(du8h, block + 2);
-    const auto q = hn::Combine(du8, hn::ShiftRight<4>(packed), hn::And(packed, mask));
-    for (int64_t r = 0; r < n_a; ++r) {
-      v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
-      adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
-    }
+  QuantRows<kRows, 3>(g, 18, 0, [&](const uint8_t* block, int64_t b, V32* v) {
+#ifdef TRIT_X86_256
+    // The 32 quants in one vector: the 16 bytes in both halves, the upper
+    // half shifted right by 4, then the low nibbles kept.
+    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2)));
+    const VU8 q{_mm256_and_si256(_mm256_srlv_epi64(both, _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(0x0F))};
+    for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
 #else
     // Vectors of DU8 hold at most 16 lanes here: low and high nibbles apart.
     const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
-    V32* acc = v;
-    for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d32);
+    for (int64_t r = 0; r < n_a; ++r) v[r] = hn::Zero(d32);
     for (int64_t p = 0; p < 16; p += n) {
       const auto packed = hn::LoadU(du8, block + 2 + p);
       const auto lo = hn::And(packed, hn::Set(du8, uint8_t{0x0F}));
       const auto hi = hn::ShiftRight<4>(packed);
       for (int64_t r = 0; r < n_a; ++r) {
         const int8_t* a = g.a + r * g.a_stride + b * 32 + p;
-        acc[r] = MulAddU8I8(lo, hn::LoadU(d8, a), acc[r]);
-        acc[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 16), acc[r]);
+        v[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 16), MulAddU8I8(lo, hn::LoadU(d8, a), v[r]));
       }
     }
-    for (int64_t r = 0; r < n_a; ++r) adjust[r] = -8 * g.a_sum[r * g.n_blocks + b];
-    (void)du8h;
-    (void)mask;
 #endif
   });
 }
 
-// Q8_0 (34 bytes: d, qs[32] int8).
+// Q8_0 (34 bytes: d, qs[32] int8). With VNNI the weights are offset to
+// unsigned (w + 128, exact for every int8) and 128 sum a taken out.
 template <int64_t kRows>
 void DotQ8_0Rows(const QuantDotArgs& g) {
-  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const D8 d8;
   const D32 d32;
+#if HWY_TARGET == HWY_AVX3_DL
+  const DU8 du8;
+  QuantRows<kRows, 7>(g, 34, 0, [&](const uint8_t* block, int64_t b, V32* v) {
+    const auto u = hn::Xor(hn::LoadU(du8, block + 2), hn::Set(du8, uint8_t{0x80}));
+    for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(u, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
+  });
+#else
   const int64_t n = static_cast<int64_t>(hn::Lanes(d8));
-  QuantRows(g, n_a, 34, 0, [&](const uint8_t* block, int64_t b, V32* v, int32_t* adjust) {
+  QuantRows<kRows, -1>(g, 34, 0, [&](const uint8_t* block, int64_t b, V32* v) {
     const int8_t* w = reinterpret_cast<const int8_t*>(block + 2);
     for (int64_t r = 0; r < n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
       V32 acc = hn::Zero(d32);
       for (int64_t p = 0; p < 32; p += n) acc = MulAddI8I8(hn::LoadU(d8, w + p), hn::LoadU(d8, a + p), acc);
       v[r] = acc;
-      adjust[r] = 0;
     }
   });
+#endif
 }
 
 // Q4_K (144 bytes: d, dmin, scales[12], qs[128]): 8 sub-blocks of 32 with a
@@ -378,75 +473,77 @@ void DotQ8_0Rows(const QuantDotArgs& g) {
 // B = sum_s m_s sum a (exact) give (d d_a) A - (dmin d_a) B.
 template <int64_t kRows>
 void DotQ4_KRows(const QuantDotArgs& g) {
-  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const DU8 du8;
   const D8 d8;
   const D32 d32;
   const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
   const auto mask = hn::Set(du8, uint8_t{0x0F});
   const int64_t sub_stride = g.a_stride / 32;
-  float acc[kRowTile][kDotLanes] = {};
-  for (int64_t b = 0; b < g.n_blocks; ++b) {
-    const uint8_t* block = g.w + b * 144;
-    const uint8_t* packed = block + 4;
-    int32_t sc[8];
-    int32_t mn[8];
-    for (int j = 0; j < 8; ++j) {
-      if (j < 4) {
-        sc[j] = packed[j] & 63;
-        mn[j] = packed[j + 4] & 63;
-      } else {
-        sc[j] = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
-        mn[j] = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
-      }
-    }
-    uint16_t bits[2];
-    std::memcpy(bits, block, 4);
-    const float d = HalfToFloat(bits[0]);
-    const float dmin = HalfToFloat(bits[1]);
-    V32 total[kRowTile];
-    for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
-    for (int64_t j = 0; j < 4; ++j) {
-#ifdef TRIT_X86_MADDUBS
-      const auto sc16_lo = hn::Set(D16(), static_cast<int16_t>(sc[2 * j]));
-      const auto sc16_hi = hn::Set(D16(), static_cast<int16_t>(sc[2 * j + 1]));
-#else
-      const auto sc_lo = hn::Set(d32, sc[2 * j]);
-      const auto sc_hi = hn::Set(d32, sc[2 * j + 1]);
-      V32 lo_sum[kRowTile];
-      V32 hi_sum[kRowTile];
-      for (int64_t r = 0; r < n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
-#endif
-      for (int64_t p = 0; p < 32; p += n) {
-        const auto v = hn::LoadU(du8, block + 16 + 32 * j + p);
-        const auto lo = hn::And(v, mask);
-        const auto hi = hn::ShiftRight<4>(v);
-        for (int64_t r = 0; r < n_a; ++r) {
-          const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + p;
-#ifdef TRIT_X86_MADDUBS
-          // Pairs (<= 2 * 15 * 127) times the 6-bit scale, summed in int32.
-          total[r] = total[r] + MulPairsI16(MulPairsU8I8(lo, hn::LoadU(d8, a)), sc16_lo) +
-                     MulPairsI16(MulPairsU8I8(hi, hn::LoadU(d8, a + 32)), sc16_hi);
-#else
-          lo_sum[r] = MulAddU8I8(lo, hn::LoadU(d8, a), lo_sum[r]);
-          hi_sum[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 32), hi_sum[r]);
-#endif
+  for (int64_t o = 0; o < g.n_w; ++o) {
+    float acc[kRowTile][kDotLanes] = {};
+    for (int64_t b = 0; b < g.n_blocks; ++b) {
+      const uint8_t* block = g.w + o * g.w_row_bytes + b * 144;
+      const uint8_t* packed = block + 4;
+      int32_t sc[8];
+      int32_t mn[8];
+      for (int j = 0; j < 8; ++j) {
+        if (j < 4) {
+          sc[j] = packed[j] & 63;
+          mn[j] = packed[j + 4] & 63;
+        } else {
+          sc[j] = (packed[j + 4] & 0xF) | ((packed[j - 4] >> 6) << 4);
+          mn[j] = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
         }
       }
-#ifndef TRIT_X86_MADDUBS
-      for (int64_t r = 0; r < n_a; ++r) total[r] = total[r] + lo_sum[r] * sc_lo + hi_sum[r] * sc_hi;
+      uint16_t bits[2];
+      std::memcpy(bits, block, 4);
+      const float d = HalfToFloat(bits[0]);
+      const float dmin = HalfToFloat(bits[1]);
+      V32 total[kRowTile];
+      for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+      for (int64_t j = 0; j < 4; ++j) {
+#ifdef TRIT_X86
+        const auto sc16_lo = hn::Set(D16(), static_cast<int16_t>(sc[2 * j]));
+        const auto sc16_hi = hn::Set(D16(), static_cast<int16_t>(sc[2 * j + 1]));
+#else
+        const auto sc_lo = hn::Set(d32, sc[2 * j]);
+        const auto sc_hi = hn::Set(d32, sc[2 * j + 1]);
+        V32 lo_sum[kRowTile];
+        V32 hi_sum[kRowTile];
+        for (int64_t r = 0; r < n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
 #endif
+        for (int64_t p = 0; p < 32; p += n) {
+          const auto v = hn::LoadU(du8, block + 16 + 32 * j + p);
+          const auto lo = hn::And(v, mask);
+          const auto hi = hn::ShiftRight<4>(v);
+          for (int64_t r = 0; r < n_a; ++r) {
+            const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + p;
+#ifdef TRIT_X86
+            // Pairs (<= 2 * 15 * 127) times the 6-bit scale, summed in int32.
+            total[r] = total[r] + MulPairsI16(MulPairsU8I8(lo, hn::LoadU(d8, a)), sc16_lo) +
+                       MulPairsI16(MulPairsU8I8(hi, hn::LoadU(d8, a + 32)), sc16_hi);
+#else
+            lo_sum[r] = MulAddU8I8(lo, hn::LoadU(d8, a), lo_sum[r]);
+            hi_sum[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 32), hi_sum[r]);
+#endif
+          }
+        }
+#ifndef TRIT_X86
+        for (int64_t r = 0; r < n_a; ++r) total[r] = total[r] + lo_sum[r] * sc_lo + hi_sum[r] * sc_hi;
+#endif
+      }
+      for (int64_t r = 0; r < n_a; ++r) {
+        const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
+        int32_t min_sum = 0;
+        for (int j = 0; j < 8; ++j) min_sum += mn[j] * sums[j];
+        const float da = g.a_scale[r * g.n_blocks + b];
+        const float a_total = static_cast<float>(ReduceI32(d32, total[r]));
+        acc[r][b % kDotLanes] += (d * da) * a_total - (dmin * da) * static_cast<float>(min_sum);
+      }
     }
-    for (int64_t r = 0; r < n_a; ++r) {
-      const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
-      int32_t min_sum = 0;
-      for (int j = 0; j < 8; ++j) min_sum += mn[j] * sums[j];
-      const float da = g.a_scale[r * g.n_blocks + b];
-      const float a_total = static_cast<float>(ReduceI32(d32, total[r]));
-      acc[r][b % kDotLanes] += (d * da) * a_total - (dmin * da) * static_cast<float>(min_sum);
-    }
+    for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
   }
-  for (int64_t r = 0; r < n_a; ++r) g.y[r * g.y_stride] = DotReduce(acc[r]);
 }
 
 // The exported kernels: one row (decode) and full tiles (batches) compiled
@@ -472,66 +569,78 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
 // or several narrower ones), each lane x * w then + (two roundings), the tail into
 // lanes 0.., then DotReduce. load(df, k) gives weights k.. as floats;
 // scalar(k) one weight.
-template <class Load, class Scalar>
-HWY_INLINE void FloatRows(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
+template <int64_t kRows, class Load, class Scalar>
+HWY_INLINE void FloatRowsN(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
+  // A constant row count keeps the accumulators in registers: each lane is
+  // one dependency chain (dot.h's order), so a round trip through memory
+  // per step would double its latency.
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
   constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
   static_assert(kDotLanes % kL == 0, "the 8 lanes of dot.h in whole vectors");
   constexpr int64_t kG = kDotLanes / kL;
-  VF acc[kRowTile][kG];
-  for (int64_t r = 0; r < g.n_a; ++r) {
-    for (int64_t i = 0; i < kG; ++i) acc[r][i] = hn::Zero(df);
-  }
-  const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
-  for (int64_t k = 0; k < n8; k += kDotLanes) {
-    for (int64_t i = 0; i < kG; ++i) {
-      const VF w = load(df, k + i * kL);
-      for (int64_t r = 0; r < g.n_a; ++r) {
-        acc[r][i] = acc[r][i] + hn::LoadU(df, g.x + r * g.n_cols + k + i * kL) * w;
+  for (int64_t o = 0; o < g.n_w; ++o) {
+    const uint8_t* w = static_cast<const uint8_t*>(g.w) + o * g.w_row_bytes;
+    VF acc[kRowTile][kG];
+    for (int64_t r = 0; r < n_a; ++r) {
+      for (int64_t i = 0; i < kG; ++i) acc[r][i] = hn::Zero(df);
+    }
+    const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
+    for (int64_t k = 0; k < n8; k += kDotLanes) {
+      for (int64_t i = 0; i < kG; ++i) {
+        const VF wv = load(df, w, k + i * kL);
+        for (int64_t r = 0; r < n_a; ++r) {
+          acc[r][i] = acc[r][i] + hn::LoadU(df, g.x + r * g.n_cols + k + i * kL) * wv;
+        }
       }
     }
+    for (int64_t r = 0; r < n_a; ++r) {
+      HWY_ALIGN float lanes[kDotLanes] = {};
+      for (int64_t i = 0; i < kG; ++i) hn::Store(acc[r][i], df, lanes + i * kL);
+      const float* x = g.x + r * g.n_cols;
+      for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] += x[n8 + j] * scalar(w, n8 + j);
+      g.y[o + r * g.y_stride] = DotReduce(lanes);
+    }
   }
-  for (int64_t r = 0; r < g.n_a; ++r) {
-    HWY_ALIGN float lanes[kDotLanes] = {};
-    for (int64_t i = 0; i < kG; ++i) hn::Store(acc[r][i], df, lanes + i * kL);
-    const float* x = g.x + r * g.n_cols;
-    for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] += x[n8 + j] * scalar(n8 + j);
-    g.y[r * g.y_stride] = DotReduce(lanes);
-  }
+}
+
+template <class Load, class Scalar>
+HWY_INLINE void FloatRows(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
+  g.n_a == 1 ? FloatRowsN<1>(g, load, scalar)
+             : g.n_a == kRowTile ? FloatRowsN<kRowTile>(g, load, scalar) : FloatRowsN<0>(g, load, scalar);
 }
 
 void DotF32Kernel(const FloatDotArgs& g) {
-  const float* w = static_cast<const float*>(g.w);
   FloatRows(
-      g, [&](auto df, int64_t k) { return hn::LoadU(df, w + k); }, [&](int64_t k) { return w[k]; });
+      g, [](auto df, const uint8_t* w, int64_t k) { return hn::LoadU(df, reinterpret_cast<const float*>(w) + k); },
+      [](const uint8_t* w, int64_t k) { return reinterpret_cast<const float*>(w)[k]; });
 }
 
 void DotF16Kernel(const FloatDotArgs& g) {
-  const auto* w = static_cast<const hwy::float16_t*>(g.w);
-  const auto* bits = static_cast<const uint16_t*>(g.w);
   FloatRows(
       g,
-      [&](auto df, int64_t k) {
+      [](auto df, const uint8_t* w, int64_t k) {
         const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-        return hn::PromoteTo(df, hn::LoadU(dh, w + k));
+        return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(w) + k));
       },
-      [&](int64_t k) { return HalfToFloat(bits[k]); });
+      [](const uint8_t* w, int64_t k) { return HalfToFloat(reinterpret_cast<const uint16_t*>(w)[k]); });
 }
 
 void DotBF16Kernel(const FloatDotArgs& g) {
-  const auto* bits = static_cast<const uint16_t*>(g.w);
   FloatRows(
       g,
-      [&](auto df, int64_t k) {
+      [](auto df, const uint8_t* w, int64_t k) {
         const hn::Rebind<uint16_t, decltype(df)> du16;
         const hn::RebindToUnsigned<decltype(df)> du32;
-        return hn::BitCast(df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, bits + k))));
+        return hn::BitCast(
+            df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(w) + k))));
       },
-      [&](int64_t k) { return Bf16ToFloat(bits[k]); });
+      [](const uint8_t* w, int64_t k) { return Bf16ToFloat(reinterpret_cast<const uint16_t*>(w)[k]); });
 }
 
-#undef TRIT_X86_MADDUBS
+#undef TRIT_X86
+#undef TRIT_X86_256
 
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels::simd

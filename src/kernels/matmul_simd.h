@@ -2,13 +2,14 @@
 // (matmul_optimized.h), compiled once per Highway target in matmul_simd.cpp
 // and chosen at run time (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
 //
-// Every kernel computes, for one weight row and up to kRowTile activation
-// rows, each result with the same arithmetic sequence whatever the number of
-// rows it is given and whatever the target:
+// Every kernel computes, for n_w consecutive weight rows and up to kRowTile
+// activation rows, each result with the same arithmetic sequence whatever the
+// number of rows it is given and whatever the target:
 //   quantized types: per weight block b an exact integer dot product
 //     isum_b = sum q_w * q_a (with the type's offset taken out through the
 //     activation block sum), then acc[b % 8] += (d_w(b) * d_a(b)) * isum_b
-//     in increasing b, and the 8 lanes summed in dot.h's fixed tree (Q4_K:
+//     in increasing b (8 blocks at a time, lane b % 8 of a float vector),
+//     and the 8 lanes summed in dot.h's fixed tree (Q4_K:
 //     acc[b % 8] += (d * d_a) * A_b - (dmin * d_a) * B_b, A_b = sum over
 //     sub-blocks of scale * isum, B_b = sum of min * activation sums);
 //   float types (f32, f16, bf16): dot.h's order exactly (element k into lane
@@ -25,7 +26,9 @@ namespace trit::kernels::simd {
 inline constexpr int64_t kRowTile = 4;
 
 struct QuantDotArgs {
-  const uint8_t* w = nullptr;        // one weight row: n_blocks blocks
+  const uint8_t* w = nullptr;        // n_w weight rows of n_blocks blocks, w_row_bytes apart
+  int64_t n_w = 1;
+  int64_t w_row_bytes = 0;
   int64_t n_blocks = 0;
   const int8_t* a = nullptr;         // (n_a, a_stride) activations quantized per row (activation_quant.h)
   const float* a_scale = nullptr;    // (n_a, n_blocks) activation block scales
@@ -33,16 +36,18 @@ struct QuantDotArgs {
   const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K)
   int64_t a_stride = 0;              // elements between activation rows (= row length)
   int64_t n_a = 0;                   // 1..kRowTile
-  float* y = nullptr;                // row r's result goes to y[r * y_stride]
+  float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
 };
 
 struct FloatDotArgs {
-  const void* w = nullptr;    // one weight row of n_cols f32, f16 or bf16 values
+  const void* w = nullptr;    // n_w weight rows of n_cols f32, f16 or bf16 values, w_row_bytes apart
+  int64_t n_w = 1;
+  int64_t w_row_bytes = 0;
   int64_t n_cols = 0;
   const float* x = nullptr;   // (n_a, n_cols)
   int64_t n_a = 0;            // 1..kRowTile
-  float* y = nullptr;         // row r's result goes to y[r * y_stride]
+  float* y = nullptr;         // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
 };
 
