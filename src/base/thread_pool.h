@@ -5,8 +5,16 @@
 // thread and n_threads - 1 workers started once. Callers split work over
 // output rows or columns only, so which thread computes an item never changes
 // its value (DESIGN.md contract 2).
+//
+// A decode step is a few hundred ParallelFors of tens of microseconds each,
+// so a wake-up through the kernel (futex) on each would cost a large part of
+// it. Workers therefore spin on an atomic for kSpin after their last part
+// before they sleep on a condition variable, and the caller spins the same
+// way for the workers to finish.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -20,6 +28,9 @@ class ThreadPool {
  public:
   // Computes items [begin, end).
   using RangeFn = std::function<void(int64_t begin, int64_t end)>;
+
+  // How long an idle thread polls before it sleeps.
+  static constexpr std::chrono::microseconds kSpin{200};
 
   // n_threads >= 1.
   explicit ThreadPool(int n_threads);
@@ -37,17 +48,25 @@ class ThreadPool {
 
  private:
   void WorkerLoop(int index);
+  // Returns the generation after `seen`, or `seen` if stopping.
+  uint64_t WaitForJob(uint64_t seen);
+  void WaitForWorkers();
 
   int n_threads_;
   std::vector<std::thread> workers_;
+  // The job: written by the caller before generation_ is advanced (release),
+  // read by workers after they see the new generation (acquire).
+  const RangeFn* job_ = nullptr;
+  int64_t job_items_ = 0;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
+  std::atomic<bool> stop_{false};
+  // Sleeping after the spin: counted under mutex_, so a wake-up is never lost.
   std::mutex mutex_;
   std::condition_variable start_;
   std::condition_variable done_;
-  const RangeFn* job_ = nullptr;
-  int64_t job_items_ = 0;
-  uint64_t generation_ = 0;
-  int pending_ = 0;
-  bool stop_ = false;
+  int sleeping_workers_ = 0;
+  bool caller_sleeping_ = false;
 };
 
 }  // namespace trit

@@ -1,3 +1,7 @@
+// QuantizeRows with Highway (every target, dispatched at run time) and the
+// scalar definition it is tested against. Both give the same bits for finite
+// inputs: the block maximum is exact in any order, x * (127 / amax) is one
+// rounding per lane, and rounding to nearest even and the clamp are exact.
 #include "kernels/activation_quant.h"
 
 #include <algorithm>
@@ -5,9 +9,58 @@
 
 #include "base/check.h"
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/activation_quant.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace trit::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// One block of `block` (a multiple of 32) floats.
+void QuantizeBlockKernel(const float* src, int64_t block, int8_t* dst, float* scale, int32_t* sum, int32_t* sum32) {
+  const hn::CappedTag<float, 8> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<int8_t, decltype(df)> d8;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(df));
+  auto amax_v = hn::Zero(df);
+  for (int64_t i = 0; i < block; i += n) amax_v = hn::Max(amax_v, hn::Abs(hn::LoadU(df, src + i)));
+  const float amax = hn::GetLane(hn::MaxOfLanes(df, amax_v));
+  const float inv = amax > 0.0f ? 127.0f / amax : 0.0f;
+  const auto inv_v = hn::Set(df, inv);
+  const auto lo = hn::Set(df, -127.0f);
+  const auto hi = hn::Set(df, 127.0f);
+  int32_t total = 0;
+  for (int64_t s = 0; s < block; s += 32) {
+    auto acc = hn::Zero(di);
+    for (int64_t i = s; i < s + 32; i += n) {
+      const auto v = hn::Min(hn::Max(hn::Round(hn::LoadU(df, src + i) * inv_v), lo), hi);
+      const auto q = hn::ConvertTo(di, v);
+      hn::StoreU(hn::DemoteTo(d8, q), d8, dst + i);
+      acc = acc + q;
+    }
+    const int32_t part = hn::GetLane(hn::SumOfLanes(di, acc));
+    if (sum32 != nullptr) sum32[s / 32] = part;
+    total += part;
+  }
+  *scale = amax / 127.0f;
+  *sum = total;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace trit::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 namespace trit::kernels {
 
-void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) {
+HWY_EXPORT(QuantizeBlockKernel);
+
+namespace {
+
+void Prepare(int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) {
   TRIT_CHECK(block > 0 && n_cols % block == 0 && n_rows >= 0);
   out.n_rows = n_rows;
   out.n_cols = n_cols;
@@ -17,6 +70,26 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
   out.scale.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum32.assign(block % 32 == 0 ? static_cast<size_t>(n_rows * n_cols / 32) : 0, 0);
+}
+
+}  // namespace
+
+void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) {
+  if (block % 32 != 0) {
+    QuantizeRowsScalar(x, n_rows, n_cols, block, out);
+    return;
+  }
+  Prepare(n_rows, n_cols, block, out);
+  const auto kernel = HWY_DYNAMIC_DISPATCH(QuantizeBlockKernel);
+  for (int64_t b = 0; b < n_rows * (n_cols / block); ++b) {
+    kernel(x + b * block, block, out.q.data() + b * block, &out.scale[static_cast<size_t>(b)],
+           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32);
+  }
+}
+
+void QuantizeRowsScalar(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) {
+  Prepare(n_rows, n_cols, block, out);
+  const int64_t n_blocks = n_cols / block;
   for (int64_t b = 0; b < n_rows * n_blocks; ++b) {
     const float* src = x + b * block;
     int8_t* dst = out.q.data() + b * block;
@@ -37,3 +110,4 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
 }
 
 }  // namespace trit::kernels
+#endif  // HWY_ONCE

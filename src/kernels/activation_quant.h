@@ -27,6 +27,12 @@ struct QuantizedRows {
 };
 
 // Quantizes x (n_rows, n_cols) into `out` (resized). n_cols % block == 0.
+// SIMD (Highway, the best target of this CPU); for finite x the same bits as
+// QuantizeRowsScalar on every target. Non-finite x gives unspecified q (never
+// undefined behaviour).
 void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out);
+
+// The plain definition above, one element at a time: the oracle of the tests.
+void QuantizeRowsScalar(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out);
 
 }  // namespace trit::kernels

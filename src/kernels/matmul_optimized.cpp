@@ -71,7 +71,10 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
   if (m <= 0) return;
   if (const QuantKernel kernel = QuantKernelFor(w.type->type); kernel != nullptr) {
     TRIT_CHECK(ActivationBlock(w.type->type) == w.type->block_size);
-    QuantizedRows a;
+    // Reused: no allocation per call. (A named reference, so the workers'
+    // lambda captures the caller's buffers, not their own thread_local.)
+    thread_local QuantizedRows reused;
+    QuantizedRows& a = reused;
     QuantizeRows(x, m, w.n_cols, w.type->block_size, a);
     const int64_t n_blocks = a.n_blocks();
     ForEachRowBlockAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {

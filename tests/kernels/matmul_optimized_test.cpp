@@ -204,6 +204,30 @@ TEST(ActivationQuant, RowsAreQuantizedAlone) {
   }
 }
 
+TEST(ActivationQuant, EveryTargetMatchesTheScalarDefinition) {
+  std::mt19937_64 rng(FreshSeed());
+  for (int64_t block : {32, 256}) {
+    std::vector<float> x = RandomActivations(3 * 512, rng);
+    // Row 1, block 0: amax 127 (so x * 127 / amax = x) and exact halves, the
+    // ties that must round to even.
+    for (int64_t i = 0; i < 32; ++i) x[static_cast<size_t>(512 + i)] = static_cast<float>(i) - 15.5f;
+    x[512 + 31] = -127.0f;
+    QuantizedRows want;
+    QuantizeRowsScalar(x.data(), 3, 512, block, want);
+    for (int64_t target : RunnableTargets()) {
+      TargetPin pin(target);
+      QuantizedRows got;
+      QuantizeRows(x.data(), 3, 512, block, got);
+      EXPECT_EQ(got.q, want.q) << TargetName(target) << " block " << block;
+      EXPECT_EQ(got.sum, want.sum) << TargetName(target) << " block " << block;
+      EXPECT_EQ(got.sum32, want.sum32) << TargetName(target) << " block " << block;
+      EXPECT_TRUE(std::equal(got.scale.begin(), got.scale.end(), want.scale.begin(), want.scale.end(),
+                             [](float a, float b) { return std::memcmp(&a, &b, 4) == 0; }))
+          << TargetName(target) << " block " << block;
+    }
+  }
+}
+
 TEST(CpuTargets, TheCpuRunsACompiledTarget) {
   EXPECT_TRUE(CheckCpuSupport().ok());
   const std::vector<int64_t> targets = RunnableTargets();
