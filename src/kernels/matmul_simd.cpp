@@ -439,6 +439,78 @@ void DotQ4_0Rows(const QuantDotArgs& g) {
   });
 }
 
+#ifdef TRIT_X86_256
+// Q4_0 for 8 weight rows at once: lane j of every vector belongs to weight
+// row o + j. The 16 bytes of each row's block are transposed by 4-byte
+// groups, so one dot-product step covers 4 elements of 8 rows against one
+// broadcast group of activations, and a block's 8 integer sums come out
+// already reduced (no horizontal adds). Per (row, block) the integers and the
+// float steps are QuantRows's, so the bits are the same as the one-row path.
+template <int64_t kRows>
+void DotQ4_0Rows8(const QuantDotArgs& g, int64_t o) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D8 d8;
+  const D32 d32;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  const int64_t rb = g.w_row_bytes;
+  const uint8_t* w = g.w + o * rb;
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  VF acc[kRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  auto one_block = [&](int64_t b, int64_t k) {
+    const uint8_t* p = w + b * 18;
+    auto row = [&](int64_t j) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + j * rb + 2)); };
+    auto pair = [&](int64_t j) { return _mm256_inserti128_si256(_mm256_castsi128_si256(row(j)), row(j + 4), 1); };
+    const __m256i r04 = pair(0), r15 = pair(1), r26 = pair(2), r37 = pair(3);
+    const __m256i t0 = _mm256_unpacklo_epi32(r04, r15), t1 = _mm256_unpacklo_epi32(r26, r37);
+    const __m256i t2 = _mm256_unpackhi_epi32(r04, r15), t3 = _mm256_unpackhi_epi32(r26, r37);
+    // quad[t]: bytes 4t..4t+3 of each row's qs (elements 4t.. low, 16 + 4t.. high).
+    const __m256i quad[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
+                             _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
+    VU8 lo[4], hi[4];
+    for (int t = 0; t < 4; ++t) {
+      lo[t] = VU8{_mm256_and_si256(quad[t], nibble)};
+      hi[t] = VU8{_mm256_and_si256(_mm256_srli_epi16(quad[t], 4), nibble)};
+    }
+    // The 8 rows' f16 scales, widened (exact). (Scalar loads: a gather was
+    // slower on Zen 4.)
+    HWY_ALIGN uint16_t scale_bits[8];
+    for (int64_t j = 0; j < 8; ++j) std::memcpy(&scale_bits[j], p + j * rb, 2);
+    const VF ws{_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(scale_bits)))};
+    for (int64_t r = 0; r < n_a; ++r) {
+      const int8_t* a = g.a + r * g.a_stride + b * 32;
+      auto group = [&](int64_t at) {
+        int32_t v;
+        std::memcpy(&v, a + at, 4);
+        return hn::BitCast(d8, hn::Set(d32, v));
+      };
+      V32 s0 = hn::Zero(d32), s1 = hn::Zero(d32);
+      for (int t = 0; t < 4; ++t) {
+        s0 = MulAddU8I8(lo[t], group(4 * t), s0);
+        s1 = MulAddU8I8(hi[t], group(16 + 4 * t), s1);
+      }
+      const V32 isum = (s0 + s1) - hn::Set(d32, g.a_sum[r * g.n_blocks + b] * 8);
+      acc[r][k] = acc[r][k] + (ws * hn::Set(df, g.a_scale[r * g.n_blocks + b])) * hn::ConvertTo(df, isum);
+    }
+  };
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    if (b0 + kGroup <= g.n_blocks) {
+#pragma GCC unroll 8
+      for (int64_t k = 0; k < kGroup; ++k) one_block(b0 + k, k);
+    } else {
+      for (int64_t k = 0; b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
+    }
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + o + r * g.y_stride);
+  }
+}
+#endif
+
 // Q8_0 (34 bytes: d, qs[32] int8). With VNNI the weights are offset to
 // unsigned (w + 128, exact for every int8) and 128 sum a taken out.
 template <int64_t kRows>
@@ -556,7 +628,18 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
   g.n_a == 1 ? DotTQ1_0Rows<1>(g) : g.n_a == kRowTile ? DotTQ1_0Rows<kRowTile>(g) : DotTQ1_0Rows<0>(g);
 }
 void DotQ4_0Kernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ4_0Rows<1>(g) : g.n_a == kRowTile ? DotQ4_0Rows<kRowTile>(g) : DotQ4_0Rows<0>(g);
+  QuantDotArgs rest = g;
+#ifdef TRIT_X86_256
+  // Batches: groups of 8 weight rows. (For one activation row the one-row
+  // path is faster: measured 447 vs 1034 us for 5632 x 2048 on Zen 4.)
+  if (g.n_a > 1) {
+    for (; rest.n_w >= 8; rest.n_w -= 8, rest.w += 8 * g.w_row_bytes, rest.y += 8) {
+      g.n_a == kRowTile ? DotQ4_0Rows8<kRowTile>(rest, 0) : DotQ4_0Rows8<0>(rest, 0);
+    }
+  }
+  if (rest.n_w == 0) return;
+#endif
+  g.n_a == 1 ? DotQ4_0Rows<1>(rest) : g.n_a == kRowTile ? DotQ4_0Rows<kRowTile>(rest) : DotQ4_0Rows<0>(rest);
 }
 void DotQ8_0Kernel(const QuantDotArgs& g) {
   g.n_a == 1 ? DotQ8_0Rows<1>(g) : g.n_a == kRowTile ? DotQ8_0Rows<kRowTile>(g) : DotQ8_0Rows<0>(g);
