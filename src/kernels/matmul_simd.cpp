@@ -546,14 +546,15 @@ HWY_INLINE void DecodeQ8_0x8(const uint8_t* p, int64_t rb, __m256i* w) {
 
 template <int64_t kRows>
 void DotQ4_0Rows8(const QuantDotArgs& g) {
-  QuantRows8<kRows, 3, false>(g, 18, DecodeQ4_0x8);
+  // (Lambdas, not function pointers: the decoder must be inlined.)
+  QuantRows8<kRows, 3, false>(g, 18, [](const uint8_t* p, int64_t rb, __m256i* w) { DecodeQ4_0x8(p, rb, w); });
 }
 template <int64_t kRows>
 void DotQ8_0Rows8(const QuantDotArgs& g) {
 #if HWY_TARGET == HWY_AVX3_DL
-  QuantRows8<kRows, 7, false>(g, 34, DecodeQ8_0x8);
+  QuantRows8<kRows, 7, false>(g, 34, [](const uint8_t* p, int64_t rb, __m256i* w) { DecodeQ8_0x8(p, rb, w); });
 #else
-  QuantRows8<kRows, -1, true>(g, 34, DecodeQ8_0x8);
+  QuantRows8<kRows, -1, true>(g, 34, [](const uint8_t* p, int64_t rb, __m256i* w) { DecodeQ8_0x8(p, rb, w); });
 #endif
 }
 #endif
