@@ -19,6 +19,7 @@
 #include "base/thread_pool.h"
 #include "kernels/cpu_targets.h"
 #include "kernels/kernel_set.h"
+#include "kernels/repack.h"
 #include "kernels/matmul.h"
 #include "quant/types.h"
 
@@ -27,17 +28,19 @@ namespace {
 
 constexpr uint64_t kWorkingSet = 256ull << 20;
 
-// Weights: `copies` matrices of (n_rows, n_cols) `type`, together >= kWorkingSet.
+// Weights: `copies` matrices of (n_rows, n_cols) `type`, together >= kWorkingSet
+// (so every pass reads them from memory, as a decode step does), or one
+// matrix when `cached` (read from the caches: the kernel's compute ceiling).
 struct BenchWeights {
   std::vector<uint8_t> bytes;
   std::vector<Matrix> copies;
 };
 
-BenchWeights MakeWeights(quant::GgmlType type, int64_t n_rows, int64_t n_cols) {
+BenchWeights MakeWeights(quant::GgmlType type, int64_t n_rows, int64_t n_cols, bool cached) {
   const quant::TypeInfo& t = quant::GetType(type);
   const uint64_t row_bytes = quant::RowBytes(t, n_cols).value();
   const uint64_t matrix_bytes = row_bytes * static_cast<uint64_t>(n_rows);
-  const uint64_t n_copies = std::max<uint64_t>(1, (kWorkingSet + matrix_bytes - 1) / matrix_bytes);
+  const uint64_t n_copies = cached ? 1 : std::max<uint64_t>(1, (kWorkingSet + matrix_bytes - 1) / matrix_bytes);
   BenchWeights w;
   w.bytes.resize(matrix_bytes * n_copies);
   // 64 distinct rows quantized once, repeated: quantizing 65M values per
@@ -58,12 +61,24 @@ BenchWeights MakeWeights(quant::GgmlType type, int64_t n_rows, int64_t n_cols) {
   return w;
 }
 
-// args: n_rows, n_cols, m (activation rows), threads, kernel set (0 optimized, 1 reference).
+// args: n_rows, n_cols, m (activation rows), threads, kernel set (0 optimized,
+// 1 reference, 2 optimized from the row-group layout of repack.h), cached (0:
+// weights from memory, 1: from the caches).
 void BM_MatMul(benchmark::State& state, quant::GgmlType type) {
   const int64_t n_rows = state.range(0), n_cols = state.range(1), m = state.range(2);
   const int n_threads = static_cast<int>(state.range(3));
-  const KernelSet set = state.range(4) == 0 ? KernelSet::kOptimized : KernelSet::kReference;
-  const BenchWeights w = MakeWeights(type, n_rows, n_cols);
+  const KernelSet set = state.range(4) == 1 ? KernelSet::kReference : KernelSet::kOptimized;
+  const bool repacked = state.range(4) == 2;
+  if (repacked && !HasRowGroupLayout(type)) {
+    state.SkipWithError("no row-group layout for this type");
+    return;
+  }
+  BenchWeights w = MakeWeights(type, n_rows, n_cols, state.range(5) != 0);
+  std::vector<uint8_t> packed;
+  if (repacked) {
+    packed.resize(w.bytes.size());
+    for (Matrix& c : w.copies) c = RepackRowGroups(c, packed.data() + (c.data - w.bytes.data()));
+  }
   std::mt19937 rng(9);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> x(static_cast<size_t>(m * n_cols));
@@ -81,7 +96,7 @@ void BM_MatMul(benchmark::State& state, quant::GgmlType type) {
   state.SetBytesProcessed(state.iterations() * weight_bytes);
   state.counters["MACs"] = benchmark::Counter(static_cast<double>(state.iterations()) * m * n_rows * n_cols,
                                               benchmark::Counter::kIsRate);
-  state.SetLabel(std::string(KernelSetName(set)) + " " + ActiveTargetName());
+  state.SetLabel(std::string(KernelSetName(set)) + (repacked ? " row-groups " : " ") + ActiveTargetName());
 }
 
 // Sums 64-bit words of a 256 MiB buffer, split over `threads` contiguous
@@ -129,19 +144,23 @@ BENCHMARK(BM_ParallelForWakeup)->Arg(1)->Arg(2)->UseRealTime();
 void Shapes(benchmark::internal::Benchmark* b, int64_t m) {
   for (int threads : {1, 2}) {
     for (auto [rows, cols] : {std::pair<int64_t, int64_t>{2048, 2048}, {5632, 2048}, {2048, 5632}, {32000, 2048}}) {
-      b->Args({rows, cols, m, threads, 0});
+      b->Args({rows, cols, m, threads, 0, 0});
     }
   }
-  b->ArgNames({"rows", "cols", "m", "threads", "ref"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+  b->ArgNames({"rows", "cols", "m", "threads", "ref", "cached"})->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
 void GemvShapes(benchmark::internal::Benchmark* b) {
   Shapes(b, 1);
-  b->Args({2048, 2048, 1, 1, 1});  // the reference kernel, for the speed-up
+  b->Args({2048, 2048, 1, 1, 1, 0});  // the reference kernel, for the speed-up
+  b->Args({1024, 2048, 1, 1, 0, 1});  // from the caches: the compute ceiling of one core
+  for (int threads : {1, 2}) b->Args({5632, 2048, 1, threads, 2, 0})->Args({32000, 2048, 1, threads, 2, 0});
+  b->Args({1024, 2048, 1, 1, 2, 1});
 }
 void GemmShapes(benchmark::internal::Benchmark* b) {
-  b->Args({2048, 2048, 64, 1, 0})->Args({2048, 2048, 64, 2, 0})->Args({5632, 2048, 64, 2, 0});
-  b->ArgNames({"rows", "cols", "m", "threads", "ref"})->UseRealTime()->Unit(benchmark::kMillisecond);
+  b->Args({2048, 2048, 64, 1, 0, 0})->Args({2048, 2048, 64, 2, 0, 0})->Args({5632, 2048, 64, 2, 0, 0});
+  b->Args({5632, 2048, 64, 2, 2, 0});  // row-group layout
+  b->ArgNames({"rows", "cols", "m", "threads", "ref", "cached"})->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
 #define TRIT_MATMUL_BENCH(type)                                                   \

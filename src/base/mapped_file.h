@@ -35,4 +35,11 @@ class MappedFile {
   std::string path_;
 };
 
+// Drops the pages wholly inside `range` (a part of a read-only private file
+// mapping, such as MappedFile's) from this process's memory; touching them
+// again reads them back from the file. For weights that were copied into
+// another layout at load (kernels/repack.h). Advice only: a failure changes
+// nothing but the memory used.
+void ReleaseMappedPages(std::span<const uint8_t> range);
+
 }  // namespace trit

@@ -15,7 +15,7 @@ int64_t TileElements(const quant::TypeInfo& type) {
 }
 
 void MatMul(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool) {
-  TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr);
+  TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr && w.layout == WeightLayout::kRows);
   TRIT_CHECK(w.n_cols % w.type->block_size == 0);
   const int64_t tile = TileElements(*w.type);
   const uint64_t tile_bytes = static_cast<uint64_t>(tile / w.type->block_size * w.type->type_size);
@@ -38,7 +38,7 @@ void MatMul(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& po
 }
 
 void DequantizeRow(const Matrix& w, int64_t row, float* out) {
-  TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr);
+  TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr && w.layout == WeightLayout::kRows);
   TRIT_CHECK(row >= 0 && row < w.n_rows);
   w.type->dequantize(w.data + static_cast<uint64_t>(row) * w.row_bytes, out, w.n_cols);
 }

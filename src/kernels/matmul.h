@@ -10,6 +10,12 @@
 
 namespace trit::kernels {
 
+// How a matrix's bytes are arranged.
+enum class WeightLayout : uint8_t {
+  kRows,         // GGUF's: row after row, each row its blocks in order
+  kRowGroups8,   // repack.h: each group of 8 rows interleaved block by block (optimized kernels only)
+};
+
 // A weight matrix viewed in place: n_rows rows of n_cols elements, each row
 // `row_bytes` bytes of blocks of `type`. In GGUF terms shape = [n_cols, n_rows].
 struct Matrix {
@@ -18,6 +24,7 @@ struct Matrix {
   int64_t n_cols = 0;  // row length, the reduction axis (GGUF ne0)
   int64_t n_rows = 0;  // output features (GGUF ne1)
   uint64_t row_bytes = 0;
+  WeightLayout layout = WeightLayout::kRows;  // the reference functions here read kRows only
 };
 
 // y (m, w.n_rows) = x (m, w.n_cols) * w^T. Work is split over weight rows

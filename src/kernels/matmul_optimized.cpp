@@ -5,6 +5,7 @@
 #include "base/check.h"
 #include "kernels/activation_quant.h"
 #include "kernels/matmul_simd.h"
+#include "kernels/repack.h"
 
 namespace trit::kernels {
 namespace {
@@ -41,9 +42,12 @@ FloatKernel FloatKernelFor(GgmlType type) {
 // Calls rows_fn(o, n_w, r0, n_a) for every block of weight rows [o, o + n_w)
 // and tile of activation rows [r0, r0 + n_a), split over weight rows across
 // the pool.
+// `unit` rows stay together (a row group); n_rows need not be a multiple.
 template <class RowsFn>
-void ForEachRowBlockAndTile(int64_t n_rows, int64_t m, ThreadPool& pool, const RowsFn& rows_fn) {
-  pool.ParallelFor(n_rows, [&](int64_t o_begin, int64_t o_end) {
+void ForEachRowBlockAndTile(int64_t n_rows, int64_t m, int64_t unit, ThreadPool& pool, const RowsFn& rows_fn) {
+  pool.ParallelFor((n_rows + unit - 1) / unit, [&](int64_t u_begin, int64_t u_end) {
+    const int64_t o_begin = u_begin * unit;
+    const int64_t o_end = std::min(u_end * unit, n_rows);
     for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
       const int64_t n_w = std::min(kWeightRowBlock, o_end - ob);
       for (int64_t r0 = 0; r0 < m; r0 += simd::kRowTile) rows_fn(ob, n_w, r0, std::min(simd::kRowTile, m - r0));
@@ -77,8 +81,13 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
     QuantizedRows& a = reused;
     QuantizeRows(x, m, w.n_cols, w.type->block_size, a);
     const int64_t n_blocks = a.n_blocks();
-    ForEachRowBlockAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+    // Row groups: whole groups flagged as such, the last rows (fewer than a
+    // group) in row layout.
+    const bool grouped = w.layout == WeightLayout::kRowGroups8;
+    const int64_t grouped_rows = grouped ? w.n_rows / kRowGroup * kRowGroup : 0;
+    auto run = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
       simd::QuantDotArgs args;
+      args.row_groups = o < grouped_rows;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
       args.n_w = n_w;
       args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
@@ -92,11 +101,21 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
       args.y = y + r0 * w.n_rows + o;
       args.y_stride = w.n_rows;
       kernel(args);
-    });
+    };
+    ForEachRowBlockAndTile(w.n_rows, m, grouped ? kRowGroup : 1, pool,
+                           [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+                             if (o < grouped_rows && o + n_w > grouped_rows) {  // groups, then the last rows
+                               run(o, grouped_rows - o, r0, n_a);
+                               run(grouped_rows, o + n_w - grouped_rows, r0, n_a);
+                             } else {
+                               run(o, n_w, r0, n_a);
+                             }
+                           });
     return;
   }
+  TRIT_CHECK(w.layout == WeightLayout::kRows);  // row groups exist for quantized kernels only
   if (const FloatKernel kernel = FloatKernelFor(w.type->type); kernel != nullptr) {
-    ForEachRowBlockAndTile(w.n_rows, m, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+    ForEachRowBlockAndTile(w.n_rows, m, 1, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
       simd::FloatDotArgs args;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
       args.n_w = n_w;

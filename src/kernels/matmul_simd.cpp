@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "base/half.h"
 #include "kernels/dot.h"
@@ -441,9 +442,9 @@ void DotQ4_0Rows(const QuantDotArgs& g) {
 
 #ifdef TRIT_X86_256
 // Batches of 32-element formats, 8 weight rows at once: lane j of every
-// vector belongs to weight row o + j. decode(p, rb, w) transposes the 8 rows'
-// block (row j at p + j * rb) by 4-byte groups into w[s], s < 8: lane j holds
-// row j's 4 quants of elements 4s..4s+3. One dot-product step then covers 4
+// vector belongs to weight row o + j. decode(b, w, scales) gives block b of
+// the 8 rows transposed by 4-byte groups in w[s], s < 8 (lane j holds row j's
+// 4 quants of elements 4s..4s+3) and the rows' 8 f16 scales. One dot-product step then covers 4
 // elements of 8 rows against one broadcast group of activations, and a
 // block's 8 integer sums come out already reduced (no horizontal adds). Per
 // (row, block) the integers and the float steps are QuantRows's, so the bits
@@ -451,26 +452,21 @@ void DotQ4_0Rows(const QuantDotArgs& g) {
 // sign trick of MulAddI8I8), else unsigned ones with the offset taken out as
 // a_sum << kShift.
 template <int64_t kRows, int kShift, bool kSigned, class Decode>
-HWY_INLINE void QuantRows8(const QuantDotArgs& g, int64_t block_bytes, const Decode& decode) {
+HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const D8 d8;
   const D32 d32;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
-  const int64_t rb = g.w_row_bytes;
   VF acc[kRowTile][kGroup];
   for (int64_t r = 0; r < n_a; ++r) {
     for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
   }
   auto one_block = [&](int64_t b, int64_t k) {
-    const uint8_t* p = g.w + b * block_bytes;
     __m256i w[8];
-    decode(p, rb, w);
-    // The 8 rows' f16 scales (block offset 0), widened (exact). Scalar
-    // loads: a gather was slower on Zen 4.
-    HWY_ALIGN uint16_t scale_bits[8];
-    for (int64_t j = 0; j < 8; ++j) std::memcpy(&scale_bits[j], p + j * rb, 2);
-    const VF ws{_mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(scale_bits)))};
+    __m128i scale_bits;  // the 8 rows' f16 scales
+    decode(b, w, scale_bits);
+    const VF ws{_mm256_cvtph_ps(scale_bits)};  // exact
     for (int64_t r = 0; r < n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
       V32 s0 = hn::Zero(d32), s1 = hn::Zero(d32);
@@ -504,6 +500,15 @@ HWY_INLINE void QuantRows8(const QuantDotArgs& g, int64_t block_bytes, const Dec
   }
 }
 
+// Q4_0 nibbles of 4-byte groups t (w[t] low, elements 4t..; w[4 + t] high, 16 + 4t..).
+HWY_INLINE void SplitNibbles(const __m256i* quad, __m256i* w) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  for (int t = 0; t < 4; ++t) {
+    w[t] = _mm256_and_si256(quad[t], nibble);
+    w[4 + t] = _mm256_and_si256(_mm256_srli_epi16(quad[t], 4), nibble);
+  }
+}
+
 // Q4_0's 16 bytes of quants (block offset 2) of 8 rows: w[t] low nibbles
 // (elements 4t..), w[4 + t] high nibbles (16 + 4t..).
 HWY_INLINE void DecodeQ4_0x8(const uint8_t* p, int64_t rb, __m256i* w) {
@@ -514,15 +519,11 @@ HWY_INLINE void DecodeQ4_0x8(const uint8_t* p, int64_t rb, __m256i* w) {
   const __m256i t2 = _mm256_unpackhi_epi32(r04, r15), t3 = _mm256_unpackhi_epi32(r26, r37);
   const __m256i quad[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
                            _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
-  for (int t = 0; t < 4; ++t) {
-    w[t] = _mm256_and_si256(quad[t], nibble);
-    w[4 + t] = _mm256_and_si256(_mm256_srli_epi16(quad[t], 4), nibble);
-  }
+  SplitNibbles(quad, w);
 }
 
 // Q8_0's 32 int8 quants (block offset 2) of 8 rows: an 8 x 8 transpose of
-// 4-byte groups; with VNNI offset to unsigned (w + 128).
+// 4-byte groups.
 HWY_INLINE void DecodeQ8_0x8(const uint8_t* p, int64_t rb, __m256i* w) {
   __m256i r[8];
   for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + j * rb + 2));
@@ -539,23 +540,69 @@ HWY_INLINE void DecodeQ8_0x8(const uint8_t* p, int64_t rb, __m256i* w) {
     w[s] = _mm256_permute2x128_si256(u[s], u[4 + s], 0x20);
     w[4 + s] = _mm256_permute2x128_si256(u[s], u[4 + s], 0x31);
   }
+}
+
+// The 8 rows' f16 scales at p + j * rb (scalar loads: a gather was slower on Zen 4).
+HWY_INLINE __m128i ScalesOf8Rows(const uint8_t* p, int64_t rb) {
+  HWY_ALIGN uint16_t bits[8];
+  for (int64_t j = 0; j < 8; ++j) std::memcpy(&bits[j], p + j * rb, 2);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(bits));
+}
+
+HWY_INLINE void OffsetQ8_0(__m256i* w) {
 #if HWY_TARGET == HWY_AVX3_DL
   for (int s = 0; s < 8; ++s) w[s] = _mm256_xor_si256(w[s], _mm256_set1_epi8(static_cast<char>(0x80)));
+#else
+  (void)w;
 #endif
 }
 
+// Row layout (8 rows rb apart) and row-group layout (repack.h) decoders.
+// (Lambdas, not function pointers: the decoder must be inlined.)
 template <int64_t kRows>
 void DotQ4_0Rows8(const QuantDotArgs& g) {
-  // (Lambdas, not function pointers: the decoder must be inlined.)
-  QuantRows8<kRows, 3, false>(g, 18, [](const uint8_t* p, int64_t rb, __m256i* w) { DecodeQ4_0x8(p, rb, w); });
+  const int64_t rb = g.w_row_bytes;
+  if (g.row_groups) {
+    QuantRows8<kRows, 3, false>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
+      const uint8_t* p = g.w + b * 8 * 18;
+      scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      __m256i quad[4];
+      for (int t = 0; t < 4; ++t) quad[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * t));
+      SplitNibbles(quad, w);
+    });
+    return;
+  }
+  QuantRows8<kRows, 3, false>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
+    const uint8_t* p = g.w + b * 18;
+    DecodeQ4_0x8(p, rb, w);
+    scales = ScalesOf8Rows(p, rb);
+  });
 }
 template <int64_t kRows>
 void DotQ8_0Rows8(const QuantDotArgs& g) {
 #if HWY_TARGET == HWY_AVX3_DL
-  QuantRows8<kRows, 7, false>(g, 34, [](const uint8_t* p, int64_t rb, __m256i* w) { DecodeQ8_0x8(p, rb, w); });
+  constexpr int kShift = 7;
+  constexpr bool kSigned = false;
 #else
-  QuantRows8<kRows, -1, true>(g, 34, [](const uint8_t* p, int64_t rb, __m256i* w) { DecodeQ8_0x8(p, rb, w); });
+  constexpr int kShift = -1;
+  constexpr bool kSigned = true;
 #endif
+  const int64_t rb = g.w_row_bytes;
+  if (g.row_groups) {
+    QuantRows8<kRows, kShift, kSigned>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
+      const uint8_t* p = g.w + b * 8 * 34;
+      scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      for (int s = 0; s < 8; ++s) w[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * s));
+      OffsetQ8_0(w);
+    });
+    return;
+  }
+  QuantRows8<kRows, kShift, kSigned>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
+    const uint8_t* p = g.w + b * 34;
+    DecodeQ8_0x8(p, rb, w);
+    OffsetQ8_0(w);
+    scales = ScalesOf8Rows(p, rb);
+  });
 }
 #endif
 
@@ -776,14 +823,15 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
 void DotTQ1_0Kernel(const QuantDotArgs& g) {
   g.n_a == 1 ? DotTQ1_0Rows<1>(g) : g.n_a == kRowTile ? DotTQ1_0Rows<kRowTile>(g) : DotTQ1_0Rows<0>(g);
 }
-// Batches of 32-element formats go 8 weight rows at a time where there is a
-// transposing kernel (x86), the rest of the rows one at a time. For one
-// activation row the one-row path is faster (q4_0 5632 x 2048 on Zen 4: 447
-// vs 1034 us). Both give the same bits.
+// Row layout: batches of 32-element formats go 8 weight rows at a time where
+// there is a transposing kernel (x86), the rest of the rows one at a time.
+// For one activation row the one-row path is faster from row layout (q4_0
+// 5632 x 2048 on Zen 4: 447 vs 1034 us: 8 strided streams); from the
+// row-group layout (one stream) the 8-row kernel is. All give the same bits.
 template <void (*kRows8Tile)(const QuantDotArgs&), void (*kRows8Any)(const QuantDotArgs&)>
 HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
   QuantDotArgs rest = g;
-  if (g.n_a > 1) {
+  if (g.n_a > 1 || g.row_groups) {
     for (; rest.n_w >= 8; rest.n_w -= 8, rest.w += 8 * g.w_row_bytes, rest.y += 8) {
       g.n_a == kRowTile ? kRows8Tile(rest) : kRows8Any(rest);
     }
@@ -791,24 +839,63 @@ HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
   return rest;
 }
 
+// Row-group layout on targets without an 8-row kernel: each group's rows
+// restored to row layout, then the one-row kernel (the same bits).
+template <void (*kRowKernel)(const QuantDotArgs&)>
+HWY_INLINE void FromRowGroups(const QuantDotArgs& g, int64_t block_bytes) {
+  thread_local std::vector<uint8_t> rows;
+  const int64_t n_blocks = g.n_blocks;
+  rows.resize(static_cast<size_t>(8 * g.w_row_bytes));
+  for (int64_t o = 0; o < g.n_w; o += 8) {
+    const uint8_t* in = g.w + o * g.w_row_bytes;
+    for (int64_t b = 0; b < n_blocks; ++b, in += 8 * block_bytes) {
+      for (int64_t j = 0; j < 8; ++j) {
+        uint8_t* block = rows.data() + j * g.w_row_bytes + b * block_bytes;
+        std::memcpy(block, in + 2 * j, 2);
+        for (int64_t s = 0; s < (block_bytes - 2) / 4; ++s) std::memcpy(block + 2 + 4 * s, in + 16 + 32 * s + 4 * j, 4);
+      }
+    }
+    QuantDotArgs part = g;
+    part.w = rows.data();
+    part.n_w = 8;
+    part.row_groups = false;
+    part.y = g.y + o;
+    kRowKernel(part);
+  }
+}
+
+void DotQ4_0RowLayout(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ4_0Rows<1>(g) : g.n_a == kRowTile ? DotQ4_0Rows<kRowTile>(g) : DotQ4_0Rows<0>(g);
+}
+void DotQ8_0RowLayout(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ8_0Rows<1>(g) : g.n_a == kRowTile ? DotQ8_0Rows<kRowTile>(g) : DotQ8_0Rows<0>(g);
+}
+
 void DotQ4_0Kernel(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
   const QuantDotArgs rest = EightRowGroups<DotQ4_0Rows8<kRowTile>, DotQ4_0Rows8<0>>(g);
-  if (rest.n_w == 0) return;
+  if (rest.n_w > 0) DotQ4_0RowLayout(rest);
 #else
-  const QuantDotArgs& rest = g;
+  g.row_groups ? FromRowGroups<DotQ4_0RowLayout>(g, 18) : DotQ4_0RowLayout(g);
 #endif
-  g.n_a == 1 ? DotQ4_0Rows<1>(rest) : g.n_a == kRowTile ? DotQ4_0Rows<kRowTile>(rest) : DotQ4_0Rows<0>(rest);
 }
 void DotQ8_0Kernel(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
   const QuantDotArgs rest = EightRowGroups<DotQ8_0Rows8<kRowTile>, DotQ8_0Rows8<0>>(g);
-  if (rest.n_w == 0) return;
+  if (rest.n_w > 0) DotQ8_0RowLayout(rest);
 #else
-  const QuantDotArgs& rest = g;
+  g.row_groups ? FromRowGroups<DotQ8_0RowLayout>(g, 34) : DotQ8_0RowLayout(g);
 #endif
-  g.n_a == 1 ? DotQ8_0Rows<1>(rest) : g.n_a == kRowTile ? DotQ8_0Rows<kRowTile>(rest) : DotQ8_0Rows<0>(rest);
 }
+
+bool HasRowGroupKernelsImpl() {
+#ifdef TRIT_X86_256
+  return true;
+#else
+  return false;
+#endif
+}
+
 void DotQ4_KKernel(const QuantDotArgs& g) {
   g.n_a == 1 ? DotQ4_KRows<1>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile>(g) : DotQ4_KRows<0>(g);
 }
@@ -898,6 +985,7 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace trit::kernels::simd {
 
+HWY_EXPORT(HasRowGroupKernelsImpl);
 HWY_EXPORT(DotTQ2_0Kernel);
 HWY_EXPORT(DotTQ1_0Kernel);
 HWY_EXPORT(DotQ4_0Kernel);
@@ -907,6 +995,7 @@ HWY_EXPORT(DotF32Kernel);
 HWY_EXPORT(DotF16Kernel);
 HWY_EXPORT(DotBF16Kernel);
 
+bool HasRowGroupKernels() { return HWY_DYNAMIC_DISPATCH(HasRowGroupKernelsImpl)(); }
 void DotTQ2_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ2_0Kernel)(args); }
 void DotTQ1_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ1_0Kernel)(args); }
 void DotQ4_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_0Kernel)(args); }

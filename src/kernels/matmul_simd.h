@@ -38,6 +38,7 @@ struct QuantDotArgs {
   int64_t n_a = 0;                   // 1..kRowTile
   float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
+  bool row_groups = false;           // w is in repack.h's row-group layout (n_w a multiple of 8; q4_0, q8_0)
 };
 
 struct FloatDotArgs {
@@ -50,6 +51,10 @@ struct FloatDotArgs {
   float* y = nullptr;         // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
 };
+
+// True when the dispatched target has kernels reading the row-group layout
+// directly (x86 with 256-bit vectors); the others restore rows on the fly.
+bool HasRowGroupKernels();
 
 // Weight block formats (quant/block_formats.h) with a kernel here.
 void DotTQ2_0(const QuantDotArgs& args);  // 256-element activation blocks

@@ -5,8 +5,10 @@
 #include <cmath>
 
 #include "base/check.h"
+#include "base/mapped_file.h"
 #include "kernels/activation.h"
 #include "kernels/cpu_targets.h"
+#include "kernels/repack.h"
 #include "kernels/norm.h"
 #include "kernels/rope.h"
 
@@ -62,6 +64,25 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
   return w;
 }
 
+uint64_t RepackForOptimizedKernels(DecoderWeights& w) {
+  uint64_t bytes = 0;
+  auto repack = [&](kernels::Matrix& m) {
+    if (!kernels::ShouldRepack(m) || m.data == w.token_embd.data) return;
+    const uint64_t n = m.row_bytes * static_cast<uint64_t>(m.n_rows);
+    std::unique_ptr<uint8_t[]> copy(new uint8_t[n]);
+    const kernels::Matrix packed = kernels::RepackRowGroups(m, copy.get());
+    ReleaseMappedPages({m.data, n});
+    m = packed;
+    w.repacked.push_back(std::move(copy));
+    bytes += n;
+  };
+  for (LayerWeights& l : w.layers) {
+    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) repack(*m);
+  }
+  repack(w.output);
+  return bytes;
+}
+
 Expected<std::unique_ptr<Model>> LoadDecoder(gguf::File file, const std::string& architecture,
                                              kernels::RopeMode rope_mode, const DecoderOptions& options,
                                              const LoadOptions& load) {
@@ -80,6 +101,7 @@ Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, 
   }
   Expected<DecoderWeights> w = BindDecoderWeights(file, hparams, options);
   if (!w.ok()) return w.status();
+  if (load.kernels == kernels::KernelSet::kOptimized) RepackForOptimizedKernels(*w);
   return std::unique_ptr<Model>(
       std::make_unique<DecoderModel>(std::move(file), std::move(hparams), std::move(*w), options,
                                      kernels::OpsFor(load.kernels)));

@@ -80,7 +80,17 @@ struct DecoderWeights {
   const float* output_norm = nullptr;  // (n_embd)
   kernels::Matrix output;              // (n_embd) -> (n_vocab); token_embd when tied (no output.weight)
   std::vector<LayerWeights> layers;    // (n_layer)
+  // Copies in the row-group layout (kernels/repack.h) that matrices above
+  // point into instead of the file, when the optimized kernels read them so.
+  std::vector<std::unique_ptr<uint8_t[]>> repacked;
 };
+
+// Moves every matrix the optimized kernels read faster in the row-group
+// layout (kernels/repack.h: q4_0, q8_0) into a copy in that layout and drops
+// the file's pages of the original from memory. The token embedding is left
+// in place (rows are looked up there), and with it a tied output matrix.
+// Returns the bytes repacked.
+uint64_t RepackForOptimizedKernels(DecoderWeights& w);
 
 // Binds every weight; errors name the tensor and expected vs actual shape.
 Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParams& h, const DecoderOptions& options);

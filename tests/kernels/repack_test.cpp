@@ -1,0 +1,82 @@
+// The row-group layout (kernels/repack.h): the repacked bytes restore the
+// rows exactly, and the optimized matmul gives the same bits from either
+// layout on every target, for any batch size and thread count.
+#include "kernels/repack.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "kernels/matmul_optimized.h"
+#include "kernels/test_inputs.h"
+
+namespace trit::kernels {
+namespace {
+
+using quant::GgmlType;
+
+class RepackTest : public ::testing::TestWithParam<GgmlType> {};
+
+// 37 rows: four groups and five rows left in row layout; 101 blocks a row.
+constexpr int64_t kRows = 37;
+constexpr int64_t kCols = 101 * 32;
+
+TEST_P(RepackTest, GroupsRestoreTheRowsAndTheLastRowsStay) {
+  const quant::TypeInfo& t = quant::GetType(GetParam());
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Weights w = RandomWeights(t, kCols, kRows, rng);
+  std::vector<uint8_t> packed(w.bytes.size());
+  const Matrix r = RepackRowGroups(w.m, packed.data());
+  EXPECT_EQ(r.layout, WeightLayout::kRowGroups8);
+  EXPECT_NE(packed, w.bytes);  // the groups moved
+  std::vector<uint8_t> rows(8 * w.m.row_bytes);
+  for (int64_t g = 0; g < kRows / kRowGroup; ++g) {
+    UnpackRowGroup(r, g, rows.data());
+    EXPECT_TRUE(std::equal(rows.begin(), rows.end(), w.bytes.begin() + g * 8 * w.m.row_bytes)) << "group " << g;
+  }
+  const size_t tail = 32 * w.m.row_bytes;
+  EXPECT_TRUE(std::equal(packed.begin() + tail, packed.end(), w.bytes.begin() + tail));
+}
+
+TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
+  const quant::TypeInfo& t = quant::GetType(GetParam());
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Weights w = RandomWeights(t, kCols, kRows, rng);
+  std::vector<uint8_t> packed(w.bytes.size());
+  const Matrix r = RepackRowGroups(w.m, packed.data());
+  ThreadPool one(1), two(2), three(3);
+  for (int64_t m : {1, 4, 7}) {
+    const std::vector<float> x = RandomActivations(m * kCols, rng);
+    std::vector<float> want(static_cast<size_t>(m * kRows));
+    MatMulOptimized(w.m, x.data(), m, want.data(), one);
+    for (int64_t target : RunnableTargets()) {
+      TargetPin pin(target);
+      for (ThreadPool* pool : {&one, &two, &three}) {
+        std::vector<float> got(want.size());
+        MatMulOptimized(r, x.data(), m, got.data(), *pool);
+        EXPECT_TRUE(SameBits(got, want)) << TargetName(target) << " m " << m << " threads " << pool->n_threads();
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, RepackTest, ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ8_0),
+                         [](const auto& info) { return std::string(quant::GetType(info.param).name); });
+
+TEST(Repack, OnlyRowLayoutQ4_0AndQ8_0OfAtLeastOneGroup) {
+  std::mt19937_64 rng(FreshSeed());
+  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ4_K));
+  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kF16));
+  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ4_0), 64, 7, rng).m));
+  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ4_K), 256, 16, rng).m));
+  Weights w = RandomWeights(quant::GetType(GgmlType::kQ4_0), 64, 16, rng);
+  std::vector<uint8_t> packed(w.bytes.size());
+  EXPECT_FALSE(ShouldRepack(RepackRowGroups(w.m, packed.data())));  // already repacked
+}
+
+}  // namespace
+}  // namespace trit::kernels
