@@ -13,6 +13,7 @@
 
 #include "base/half.h"
 #include "kernels/dot.h"
+#include "kernels/repack.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/matmul_simd.cpp"
@@ -842,19 +843,11 @@ HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
 // Row-group layout on targets without an 8-row kernel: each group's rows
 // restored to row layout, then the one-row kernel (the same bits).
 template <void (*kRowKernel)(const QuantDotArgs&)>
-HWY_INLINE void FromRowGroups(const QuantDotArgs& g, int64_t block_bytes) {
+HWY_INLINE void FromRowGroups(const QuantDotArgs& g, quant::GgmlType type) {
   thread_local std::vector<uint8_t> rows;
-  const int64_t n_blocks = g.n_blocks;
   rows.resize(static_cast<size_t>(8 * g.w_row_bytes));
   for (int64_t o = 0; o < g.n_w; o += 8) {
-    const uint8_t* in = g.w + o * g.w_row_bytes;
-    for (int64_t b = 0; b < n_blocks; ++b, in += 8 * block_bytes) {
-      for (int64_t j = 0; j < 8; ++j) {
-        uint8_t* block = rows.data() + j * g.w_row_bytes + b * block_bytes;
-        std::memcpy(block, in + 2 * j, 2);
-        for (int64_t s = 0; s < (block_bytes - 2) / 4; ++s) std::memcpy(block + 2 + 4 * s, in + 16 + 32 * s + 4 * j, 4);
-      }
-    }
+    UnpackGroupRows(type, g.w + o * g.w_row_bytes, g.n_blocks, g.w_row_bytes, rows.data());
     QuantDotArgs part = g;
     part.w = rows.data();
     part.n_w = 8;
@@ -876,7 +869,7 @@ void DotQ4_0Kernel(const QuantDotArgs& g) {
   const QuantDotArgs rest = EightRowGroups<DotQ4_0Rows8<kRowTile>, DotQ4_0Rows8<0>>(g);
   if (rest.n_w > 0) DotQ4_0RowLayout(rest);
 #else
-  g.row_groups ? FromRowGroups<DotQ4_0RowLayout>(g, 18) : DotQ4_0RowLayout(g);
+  g.row_groups ? FromRowGroups<DotQ4_0RowLayout>(g, quant::GgmlType::kQ4_0) : DotQ4_0RowLayout(g);
 #endif
 }
 void DotQ8_0Kernel(const QuantDotArgs& g) {
@@ -884,7 +877,7 @@ void DotQ8_0Kernel(const QuantDotArgs& g) {
   const QuantDotArgs rest = EightRowGroups<DotQ8_0Rows8<kRowTile>, DotQ8_0Rows8<0>>(g);
   if (rest.n_w > 0) DotQ8_0RowLayout(rest);
 #else
-  g.row_groups ? FromRowGroups<DotQ8_0RowLayout>(g, 34) : DotQ8_0RowLayout(g);
+  g.row_groups ? FromRowGroups<DotQ8_0RowLayout>(g, quant::GgmlType::kQ8_0) : DotQ8_0RowLayout(g);
 #endif
 }
 
@@ -896,8 +889,106 @@ bool HasRowGroupKernelsImpl() {
 #endif
 }
 
-void DotQ4_KKernel(const QuantDotArgs& g) {
+#ifdef TRIT_X86_256
+// Q4_K from the row-group layout (repack.h), one group of 8 weight rows:
+// lane j of every vector belongs to row j. Per block the scale words of the
+// 8 rows unpack in vectors (UnpackScalesK4's formulas, lane by lane); per
+// 4-byte group of quants one dot-product step per activation row gives 8
+// rows' partial sub-block sums, which the rows' sub-block scales multiply;
+// B is the mins times the activation sums per 32. Per (row, block) A and B
+// are exactly the integers of DotQ4_KRows, and the float step is the same,
+// so the bits are too.
+template <int64_t kRows>
+void DotQ4_KRows8(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D8 d8;
+  const D32 d32;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  const int64_t sub_stride = g.a_stride / 32;
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  const __m256i byte = _mm256_set1_epi32(0xFF);
+  const __m256i low6 = _mm256_set1_epi32(0x3F3F3F3F), low4 = _mm256_set1_epi32(0x0F0F0F0F);
+  const __m256i top2 = _mm256_set1_epi32(0x03030303);
+  VF acc[kRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
+  auto one_block = [&](int64_t b, int64_t k) {
+    const uint8_t* p = g.w + b * 8 * 144;
+    const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    const VF dmin{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))};
+    const __m256i w0 = load(p + 32), w1 = load(p + 64), w2 = load(p + 96);
+    const __m256i sc_lo = _mm256_and_si256(w0, low6);
+    const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(w2, low4),
+                                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), top2), 4));
+    const __m256i mn_lo = _mm256_and_si256(w1, low6);
+    const __m256i mn_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), low4),
+                                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), top2), 4));
+    auto byte_of = [&](__m256i words, int s) { return V32{_mm256_and_si256(_mm256_srli_epi32(words, 8 * s), byte)}; };
+    V32 sc[8], mn[8];
+    for (int s = 0; s < 4; ++s) {
+      sc[s] = byte_of(sc_lo, s);
+      sc[4 + s] = byte_of(sc_hi, s);
+      mn[s] = byte_of(mn_lo, s);
+      mn[4 + s] = byte_of(mn_hi, s);
+    }
+    V32 a_int[kRowTile];
+    for (int64_t r = 0; r < n_a; ++r) a_int[r] = hn::Zero(d32);
+    for (int64_t j = 0; j < 4; ++j) {
+      V32 s_lo[kRowTile], s_hi[kRowTile];
+      for (int64_t r = 0; r < n_a; ++r) s_lo[r] = s_hi[r] = hn::Zero(d32);
+      for (int64_t s = 0; s < 8; ++s) {
+        const __m256i q = load(p + 128 + 32 * (8 * j + s));
+        const VU8 lo{_mm256_and_si256(q, nibble)};
+        const VU8 hi{_mm256_and_si256(_mm256_srli_epi16(q, 4), nibble)};
+        for (int64_t r = 0; r < n_a; ++r) {
+          const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + 4 * s;
+          int32_t lo_group, hi_group;
+          std::memcpy(&lo_group, a, 4);
+          std::memcpy(&hi_group, a + 32, 4);
+          s_lo[r] = MulAddU8I8(lo, hn::BitCast(d8, hn::Set(d32, lo_group)), s_lo[r]);
+          s_hi[r] = MulAddU8I8(hi, hn::BitCast(d8, hn::Set(d32, hi_group)), s_hi[r]);
+        }
+      }
+      for (int64_t r = 0; r < n_a; ++r) a_int[r] = a_int[r] + s_lo[r] * sc[2 * j] + s_hi[r] * sc[2 * j + 1];
+    }
+    for (int64_t r = 0; r < n_a; ++r) {
+      const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
+      V32 b_int = hn::Zero(d32);
+      for (int s = 0; s < 8; ++s) b_int = b_int + mn[s] * hn::Set(d32, sums[s]);
+      const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
+      acc[r][k] = acc[r][k] + ((d * da) * hn::ConvertTo(df, a_int[r]) - (dmin * da) * hn::ConvertTo(df, b_int));
+    }
+  };
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
+  }
+}
+#endif
+
+void DotQ4_KRowLayout(const QuantDotArgs& g) {
   g.n_a == 1 ? DotQ4_KRows<1>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile>(g) : DotQ4_KRows<0>(g);
+}
+
+void DotQ4_KKernel(const QuantDotArgs& g) {
+  if (!g.row_groups) {
+    DotQ4_KRowLayout(g);
+    return;
+  }
+#ifdef TRIT_X86_256
+  QuantDotArgs group = g;
+  for (; group.n_w > 0; group.n_w -= 8, group.w += 8 * g.w_row_bytes, group.y += 8) {
+    g.n_a == 1 ? DotQ4_KRows8<1>(group) : g.n_a == kRowTile ? DotQ4_KRows8<kRowTile>(group) : DotQ4_KRows8<0>(group);
+  }
+#else
+  FromRowGroups<DotQ4_KRowLayout>(g, quant::GgmlType::kQ4_K);
+#endif
 }
 
 // dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector

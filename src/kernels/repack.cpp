@@ -1,6 +1,7 @@
 #include "kernels/repack.h"
 
 #include <cstring>
+#include <span>
 
 #include "base/check.h"
 #include "kernels/matmul_simd.h"
@@ -8,14 +9,46 @@
 namespace trit::kernels {
 namespace {
 
-// The bytes of the quants of one block (after its 2-byte f16 scale).
-int64_t QuantBytes(quant::GgmlType type) { return type == quant::GgmlType::kQ4_0 ? 16 : 32; }
+// A part of a block: `size` bytes at `offset` in each row's block, written
+// for the 8 rows `unit` bytes at a time (unit 0 of rows 0..7, unit 1 of rows
+// 0..7, ...), parts one after the other.
+struct Part {
+  int64_t offset, size, unit;
+};
+
+std::span<const Part> PartsOf(quant::GgmlType type) {
+  static constexpr Part kQ4_0[] = {{0, 2, 2}, {2, 16, 4}};    // d; quants by 4-byte groups
+  static constexpr Part kQ8_0[] = {{0, 2, 2}, {2, 32, 4}};    // d; quants by 4-byte groups
+  static constexpr Part kQ4_K[] = {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}};  // d; dmin; scales; quants
+  switch (type) {
+    case quant::GgmlType::kQ4_0: return kQ4_0;
+    case quant::GgmlType::kQ8_0: return kQ8_0;
+    case quant::GgmlType::kQ4_K: return kQ4_K;
+    default: return {};
+  }
+}
+
+// Block b of 8 rows (row j at rows + j * row_bytes) to or from the 8-row
+// block at `group`.
+void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint8_t* rows, int64_t row_bytes,
+               uint8_t* group, bool to_group) {
+  int64_t at = 0;
+  for (const Part& p : parts) {
+    for (int64_t u = 0; u < p.size / p.unit; ++u) {
+      for (int64_t j = 0; j < kRowGroup; ++j) {
+        uint8_t* row = rows + j * row_bytes + b * block_bytes + p.offset + u * p.unit;
+        uint8_t* packed = group + at + (u * kRowGroup + j) * p.unit;
+        to_group ? std::memcpy(packed, row, static_cast<size_t>(p.unit))
+                 : std::memcpy(row, packed, static_cast<size_t>(p.unit));
+      }
+    }
+    at += kRowGroup * p.size;
+  }
+}
 
 }  // namespace
 
-bool HasRowGroupLayout(quant::GgmlType type) {
-  return type == quant::GgmlType::kQ4_0 || type == quant::GgmlType::kQ8_0;
-}
+bool HasRowGroupLayout(quant::GgmlType type) { return !PartsOf(type).empty(); }
 
 bool ShouldRepack(const Matrix& w) {
   return w.type != nullptr && w.layout == WeightLayout::kRows && HasRowGroupLayout(w.type->type) &&
@@ -24,20 +57,17 @@ bool ShouldRepack(const Matrix& w) {
 
 Matrix RepackRowGroups(const Matrix& w, uint8_t* dst) {
   TRIT_CHECK(w.layout == WeightLayout::kRows && HasRowGroupLayout(w.type->type));
-  const int64_t qbytes = QuantBytes(w.type->type);
-  const int64_t block_bytes = 2 + qbytes;
-  const int64_t n_blocks = w.n_cols / 32;
+  const std::span<const Part> parts = PartsOf(w.type->type);
+  const int64_t block_bytes = w.type->type_size;
+  const int64_t n_blocks = w.n_cols / w.type->block_size;
+  const int64_t row_bytes = static_cast<int64_t>(w.row_bytes);
   const int64_t n_groups = w.n_rows / kRowGroup;
   for (int64_t g = 0; g < n_groups; ++g) {
-    const uint8_t* src = w.data + static_cast<uint64_t>(g * kRowGroup) * w.row_bytes;
-    uint8_t* out = dst + static_cast<uint64_t>(g * kRowGroup) * w.row_bytes;
+    // MoveBlock reads through a non-const pointer only when unpacking.
+    uint8_t* rows = const_cast<uint8_t*>(w.data) + g * kRowGroup * row_bytes;
+    uint8_t* out = dst + g * kRowGroup * row_bytes;
     for (int64_t b = 0; b < n_blocks; ++b) {
-      for (int64_t j = 0; j < kRowGroup; ++j) {
-        const uint8_t* block = src + static_cast<uint64_t>(j) * w.row_bytes + b * block_bytes;
-        std::memcpy(out + 2 * j, block, 2);
-        for (int64_t s = 0; s < qbytes / 4; ++s) std::memcpy(out + 16 + 32 * s + 4 * j, block + 2 + 4 * s, 4);
-      }
-      out += kRowGroup * block_bytes;
+      MoveBlock(parts, block_bytes, b, rows, row_bytes, out + b * kRowGroup * block_bytes, true);
     }
   }
   // The last rows, fewer than a group, as they were.
@@ -49,20 +79,20 @@ Matrix RepackRowGroups(const Matrix& w, uint8_t* dst) {
   return out;
 }
 
+void UnpackGroupRows(quant::GgmlType type, const uint8_t* group, int64_t n_blocks, int64_t row_bytes, uint8_t* rows) {
+  const std::span<const Part> parts = PartsOf(type);
+  TRIT_CHECK(!parts.empty());
+  const int64_t block_bytes = quant::GetType(type).type_size;
+  for (int64_t b = 0; b < n_blocks; ++b) {
+    MoveBlock(parts, block_bytes, b, rows, row_bytes, const_cast<uint8_t*>(group) + b * kRowGroup * block_bytes,
+              false);
+  }
+}
+
 void UnpackRowGroup(const Matrix& w, int64_t group, uint8_t* rows) {
   TRIT_CHECK(w.layout == WeightLayout::kRowGroups8 && group >= 0 && (group + 1) * kRowGroup <= w.n_rows);
-  const int64_t qbytes = QuantBytes(w.type->type);
-  const int64_t block_bytes = 2 + qbytes;
-  const int64_t n_blocks = w.n_cols / 32;
-  const uint8_t* in = w.data + static_cast<uint64_t>(group * kRowGroup) * w.row_bytes;
-  for (int64_t b = 0; b < n_blocks; ++b) {
-    for (int64_t j = 0; j < kRowGroup; ++j) {
-      uint8_t* block = rows + static_cast<uint64_t>(j) * w.row_bytes + b * block_bytes;
-      std::memcpy(block, in + 2 * j, 2);
-      for (int64_t s = 0; s < qbytes / 4; ++s) std::memcpy(block + 2 + 4 * s, in + 16 + 32 * s + 4 * j, 4);
-    }
-    in += kRowGroup * block_bytes;
-  }
+  UnpackGroupRows(w.type->type, w.data + static_cast<uint64_t>(group * kRowGroup) * w.row_bytes,
+                  w.n_cols / w.type->block_size, static_cast<int64_t>(w.row_bytes), rows);
 }
 
 }  // namespace trit::kernels

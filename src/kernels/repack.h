@@ -2,20 +2,24 @@
 // weights copied once at load, so that a batch or a decode step reads 8 rows
 // together from one sequential stream.
 //
-// For q4_0 and q8_0 (32-element blocks: an f16 scale, then quants), the
-// rows are cut into groups of 8; group G (rows 8G..8G+7) occupies the bytes
-// rows 8G..8G+7 had (8 * row_bytes from 8G * row_bytes), block after block:
-// for block b, the 8 rows' scales (8 x 2 bytes, row order), then the rows'
-// quants transposed by 4-byte groups: for each 4-byte group s of the block's
-// quants, row 0's 4 bytes, row 1's, ... row 7's (32 bytes). One load then
-// gives 4 quants of 8 rows, and a block's 8 integer sums come out of the dot
-// product steps already reduced. The last n_rows % 8 rows stay as they were
-// (row layout) after the groups. Same bytes, same size: only the order.
+// The rows are cut into groups of 8; group G (rows 8G..8G+7) occupies the
+// bytes rows 8G..8G+7 had (8 * row_bytes from 8G * row_bytes), block after
+// block. Block b of a group is the 8 rows' block b, part by part, each part
+// interleaved by rows in small units:
+//   q4_0 (18 bytes): d (2 bytes of each row: 16 bytes), then the 16 bytes of
+//     quants by 4-byte groups (group s of rows 0..7: 32 bytes, s = 0..3);
+//   q8_0 (34 bytes): d, then the 32 quant bytes by 4-byte groups (s = 0..7);
+//   q4_K (144 bytes): d, dmin, the 12 scale bytes by 4-byte words (3 x 32
+//     bytes), the 128 quant bytes by 4-byte groups (32 x 32 bytes).
+// One load then gives 4 quants of 8 rows, and a block's 8 integer sums come
+// out of the dot-product steps already reduced (no horizontal adds). The
+// last n_rows % 8 rows stay as they were (row layout) after the groups.
+// Same bytes, same size: only the order.
 //
-// Which matrices are repacked: q4_0 and q8_0 ones of at least 8 rows, when
-// the CPU runs a kernel target with row-group kernels (x86 AVX2 and up). The
-// optimized kernels on other targets read the layout too (by restoring a
-// group's rows on the fly), so results never depend on the layout.
+// Which matrices are repacked: q4_0, q8_0 and q4_K ones of at least 8 rows,
+// when the CPU runs a kernel target with row-group kernels (x86 AVX2 and
+// up). The optimized kernels on other targets read the layout too (by
+// restoring a group's rows on the fly), so results never depend on it.
 #pragma once
 
 #include <cstdint>
@@ -40,5 +44,9 @@ Matrix RepackRowGroups(const Matrix& w, uint8_t* dst);
 // Rows 8 * group .. 8 * group + 7 of a row-group matrix, in row layout, into
 // rows (8 * w.row_bytes bytes).
 void UnpackRowGroup(const Matrix& w, int64_t group, uint8_t* rows);
+
+// The same from raw bytes: the group's n_blocks blocks of `type` into 8 rows
+// of row_bytes (the kernels' fallback on targets without row-group kernels).
+void UnpackGroupRows(quant::GgmlType type, const uint8_t* group, int64_t n_blocks, int64_t row_bytes, uint8_t* rows);
 
 }  // namespace trit::kernels

@@ -17,15 +17,17 @@ using quant::GgmlType;
 
 class RepackTest : public ::testing::TestWithParam<GgmlType> {};
 
-// 37 rows: four groups and five rows left in row layout; 101 blocks a row.
+// 37 rows: four groups and five rows left in row layout; 101 blocks of 32
+// or 13 blocks of 256 a row (block counts that are not multiples of 8).
 constexpr int64_t kRows = 37;
-constexpr int64_t kCols = 101 * 32;
+int64_t ColsOf(const quant::TypeInfo& t) { return t.block_size == 256 ? 13 * 256 : 101 * 32; }
 
 TEST_P(RepackTest, GroupsRestoreTheRowsAndTheLastRowsStay) {
   const quant::TypeInfo& t = quant::GetType(GetParam());
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
   std::mt19937_64 rng(seed);
+  const int64_t kCols = ColsOf(t);
   const Weights w = RandomWeights(t, kCols, kRows, rng);
   std::vector<uint8_t> packed(w.bytes.size());
   const Matrix r = RepackRowGroups(w.m, packed.data());
@@ -45,6 +47,7 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
   std::mt19937_64 rng(seed);
+  const int64_t kCols = ColsOf(t);
   const Weights w = RandomWeights(t, kCols, kRows, rng);
   std::vector<uint8_t> packed(w.bytes.size());
   const Matrix r = RepackRowGroups(w.m, packed.data());
@@ -64,15 +67,15 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Types, RepackTest, ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ8_0),
+INSTANTIATE_TEST_SUITE_P(Types, RepackTest, ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ8_0, GgmlType::kQ4_K),
                          [](const auto& info) { return std::string(quant::GetType(info.param).name); });
 
-TEST(Repack, OnlyRowLayoutQ4_0AndQ8_0OfAtLeastOneGroup) {
+TEST(Repack, OnlyRowLayoutQ4_0Q8_0AndQ4_KOfAtLeastOneGroup) {
   std::mt19937_64 rng(FreshSeed());
-  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ4_K));
+  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kTQ2_0));
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kF16));
   EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ4_0), 64, 7, rng).m));
-  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ4_K), 256, 16, rng).m));
+  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ4_1), 64, 16, rng).m));
   Weights w = RandomWeights(quant::GetType(GgmlType::kQ4_0), 64, 16, rng);
   std::vector<uint8_t> packed(w.bytes.size());
   EXPECT_FALSE(ShouldRepack(RepackRowGroups(w.m, packed.data())));  // already repacked
