@@ -829,12 +829,13 @@ void DotTQ1_0Kernel(const QuantDotArgs& g) {
 // For one activation row the one-row path is faster from row layout (q4_0
 // 5632 x 2048 on Zen 4: 447 vs 1034 us: 8 strided streams); from the
 // row-group layout (one stream) the 8-row kernel is. All give the same bits.
-template <void (*kRows8Tile)(const QuantDotArgs&), void (*kRows8Any)(const QuantDotArgs&)>
+template <void (*kRows8One)(const QuantDotArgs&), void (*kRows8Tile)(const QuantDotArgs&),
+          void (*kRows8Any)(const QuantDotArgs&)>
 HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
   QuantDotArgs rest = g;
   if (g.n_a > 1 || g.row_groups) {
     for (; rest.n_w >= 8; rest.n_w -= 8, rest.w += 8 * g.w_row_bytes, rest.y += 8) {
-      g.n_a == kRowTile ? kRows8Tile(rest) : kRows8Any(rest);
+      g.n_a == 1 ? kRows8One(rest) : g.n_a == kRowTile ? kRows8Tile(rest) : kRows8Any(rest);
     }
   }
   return rest;
@@ -866,7 +867,7 @@ void DotQ8_0RowLayout(const QuantDotArgs& g) {
 
 void DotQ4_0Kernel(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
-  const QuantDotArgs rest = EightRowGroups<DotQ4_0Rows8<kRowTile>, DotQ4_0Rows8<0>>(g);
+  const QuantDotArgs rest = EightRowGroups<DotQ4_0Rows8<1>, DotQ4_0Rows8<kRowTile>, DotQ4_0Rows8<0>>(g);
   if (rest.n_w > 0) DotQ4_0RowLayout(rest);
 #else
   g.row_groups ? FromRowGroups<DotQ4_0RowLayout>(g, quant::GgmlType::kQ4_0) : DotQ4_0RowLayout(g);
@@ -874,7 +875,7 @@ void DotQ4_0Kernel(const QuantDotArgs& g) {
 }
 void DotQ8_0Kernel(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
-  const QuantDotArgs rest = EightRowGroups<DotQ8_0Rows8<kRowTile>, DotQ8_0Rows8<0>>(g);
+  const QuantDotArgs rest = EightRowGroups<DotQ8_0Rows8<1>, DotQ8_0Rows8<kRowTile>, DotQ8_0Rows8<0>>(g);
   if (rest.n_w > 0) DotQ8_0RowLayout(rest);
 #else
   g.row_groups ? FromRowGroups<DotQ8_0RowLayout>(g, quant::GgmlType::kQ8_0) : DotQ8_0RowLayout(g);

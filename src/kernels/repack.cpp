@@ -38,8 +38,14 @@ void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint
       for (int64_t j = 0; j < kRowGroup; ++j) {
         uint8_t* row = rows + j * row_bytes + b * block_bytes + p.offset + u * p.unit;
         uint8_t* packed = group + at + (u * kRowGroup + j) * p.unit;
-        to_group ? std::memcpy(packed, row, static_cast<size_t>(p.unit))
-                 : std::memcpy(row, packed, static_cast<size_t>(p.unit));
+        // Constant sizes: copies of 2 or 4 bytes inline (a call each was
+        // most of the load time).
+        if (p.unit == 4) {
+          to_group ? std::memcpy(packed, row, 4) : std::memcpy(row, packed, 4);
+        } else {
+          TRIT_CHECK(p.unit == 2);
+          to_group ? std::memcpy(packed, row, 2) : std::memcpy(row, packed, 2);
+        }
       }
     }
     at += kRowGroup * p.size;
