@@ -44,13 +44,14 @@ FloatKernel FloatKernelFor(GgmlType type) {
 // the pool.
 // `unit` rows stay together (a row group); n_rows need not be a multiple.
 template <class RowsFn>
-void ForEachRowBlockAndTile(int64_t n_rows, int64_t m, int64_t unit, ThreadPool& pool, const RowsFn& rows_fn) {
+void ForEachRowBlockAndTile(int64_t n_rows, int64_t m, int64_t unit, int64_t tile, ThreadPool& pool,
+                            const RowsFn& rows_fn) {
   pool.ParallelFor((n_rows + unit - 1) / unit, [&](int64_t u_begin, int64_t u_end) {
     const int64_t o_begin = u_begin * unit;
     const int64_t o_end = std::min(u_end * unit, n_rows);
     for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
       const int64_t n_w = std::min(kWeightRowBlock, o_end - ob);
-      for (int64_t r0 = 0; r0 < m; r0 += simd::kRowTile) rows_fn(ob, n_w, r0, std::min(simd::kRowTile, m - r0));
+      for (int64_t r0 = 0; r0 < m; r0 += tile) rows_fn(ob, n_w, r0, std::min(tile, m - r0));
     }
   });
 }
@@ -85,9 +86,9 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
     // group) in row layout.
     const bool grouped = w.layout == WeightLayout::kRowGroups8;
     const int64_t grouped_rows = grouped ? w.n_rows / kRowGroup * kRowGroup : 0;
-    auto run = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+    auto call = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a, bool row_groups) {
       simd::QuantDotArgs args;
-      args.row_groups = o < grouped_rows;
+      args.row_groups = row_groups;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
       args.n_w = n_w;
       args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
@@ -102,7 +103,16 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
       args.y_stride = w.n_rows;
       kernel(args);
     };
-    ForEachRowBlockAndTile(w.n_rows, m, grouped ? kRowGroup : 1, pool,
+    // Row-layout calls take at most kRowTile activation rows.
+    auto run = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+      const bool row_groups = o < grouped_rows;
+      const int64_t step = row_groups ? n_a : simd::kRowTile;
+      for (int64_t r = r0; r < r0 + n_a; r += step) call(o, n_w, r, std::min(step, r0 + n_a - r), row_groups);
+    };
+    // Row groups take larger tiles; their last rows (row layout) the same
+    // tiles, within kernel limits: a tile never changes a row's bits.
+    const int64_t tile = grouped ? simd::kGroupRowTile : simd::kRowTile;
+    ForEachRowBlockAndTile(w.n_rows, m, grouped ? kRowGroup : 1, tile, pool,
                            [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
                              if (o < grouped_rows && o + n_w > grouped_rows) {  // groups, then the last rows
                                run(o, grouped_rows - o, r0, n_a);
@@ -115,7 +125,7 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
   }
   TRIT_CHECK(w.layout == WeightLayout::kRows);  // row groups exist for quantized kernels only
   if (const FloatKernel kernel = FloatKernelFor(w.type->type); kernel != nullptr) {
-    ForEachRowBlockAndTile(w.n_rows, m, 1, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+    ForEachRowBlockAndTile(w.n_rows, m, 1, simd::kRowTile, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
       simd::FloatDotArgs args;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
       args.n_w = n_w;

@@ -24,6 +24,9 @@ namespace trit::kernels::simd {
 // Activation rows one kernel call handles at once, each weight block decoded
 // once for all of them.
 inline constexpr int64_t kRowTile = 4;
+// The same for row-group matrices (repack.h): their kernels cost less per
+// activation row, so sharing each decoded block among more rows pays.
+inline constexpr int64_t kGroupRowTile = 8;
 
 struct QuantDotArgs {
   const uint8_t* w = nullptr;        // n_w weight rows of n_blocks blocks, w_row_bytes apart
@@ -35,7 +38,7 @@ struct QuantDotArgs {
   const int32_t* a_sum = nullptr;    // (n_a, n_blocks) activation block sums of q
   const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K)
   int64_t a_stride = 0;              // elements between activation rows (= row length)
-  int64_t n_a = 0;                   // 1..kRowTile
+  int64_t n_a = 0;                   // 1..kRowTile (1..kGroupRowTile with row_groups)
   float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
   bool row_groups = false;           // w is in repack.h's row-group layout (n_w a multiple of 8; q4_0, q8_0)

@@ -52,7 +52,7 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
   std::vector<uint8_t> packed(w.bytes.size());
   const Matrix r = RepackRowGroups(w.m, packed.data());
   ThreadPool one(1), two(2), three(3);
-  for (int64_t m : {1, 4, 7}) {
+  for (int64_t m : {1, 4, 7, 8, 11}) {
     const std::vector<float> x = RandomActivations(m * kCols, rng);
     std::vector<float> want(static_cast<size_t>(m * kRows));
     MatMulOptimized(w.m, x.data(), m, want.data(), one);
