@@ -21,8 +21,8 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 
 const Ops& OpsFor(KernelSet set) {
   using AttendFn = void (*)(const KvView&, int64_t, int64_t, const float*, int64_t, const AttendOptions&, float*);
-  static const Ops kReference{&MatMul, static_cast<AttendFn>(&AttendHead)};
-  static const Ops kOptimized{&MatMulOptimized, &AttendHeadOptimized};
+  static const Ops kReference{&MatMul, &MatMulMany, static_cast<AttendFn>(&AttendHead)};
+  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 

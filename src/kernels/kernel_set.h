@@ -24,6 +24,8 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name);
 // batch size or the thread count.
 struct Ops {
   void (*matmul)(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool) = nullptr;
+  // Several matrices of one input (matmul.h's MatMulMany).
+  void (*matmul_many)(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool) = nullptr;
   // One query head over the KV cache (attention.h's AttendHead).
   void (*attend)(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                  const AttendOptions& options, float* out) = nullptr;

@@ -37,6 +37,10 @@ void MatMul(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& po
   });
 }
 
+void MatMulMany(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool) {
+  for (const MatMulJob& job : jobs) MatMul(*job.w, x, m, job.y, pool);
+}
+
 void DequantizeRow(const Matrix& w, int64_t row, float* out) {
   TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr && w.layout == WeightLayout::kRows);
   TRIT_CHECK(row >= 0 && row < w.n_rows);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "base/thread_pool.h"
 #include "quant/types.h"
@@ -31,6 +32,17 @@ struct Matrix {
 // only; each y[r][o] is Dot(x[r], w[o]) in the fixed order, so a row's result
 // does not depend on m, on the other rows or on the thread count.
 void MatMul(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool);
+
+// One matrix of several that share an input: y (m, w->n_rows) = x w^T.
+struct MatMulJob {
+  const Matrix* w = nullptr;
+  float* y = nullptr;
+};
+
+// MatMul for each job in turn (all w->n_cols equal). The optimized set runs
+// them as one parallel pass over one quantized copy of x; the results are
+// those of separate calls, bit for bit.
+void MatMulMany(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool);
 
 // out (w.n_cols) = row `row` of w as floats (embedding lookup).
 void DequantizeRow(const Matrix& w, int64_t row, float* out);

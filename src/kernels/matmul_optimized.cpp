@@ -1,6 +1,8 @@
 #include "kernels/matmul_optimized.h"
 
 #include <algorithm>
+#include <span>
+#include <vector>
 
 #include "base/check.h"
 #include "kernels/activation_quant.h"
@@ -71,56 +73,99 @@ int64_t ActivationBlock(GgmlType type) {
   }
 }
 
+namespace {
+
+// Quantized matrices sharing one input: x quantized once (activation blocks
+// of the first matrix's type; the caller checks they all use it), then one
+// ParallelFor over all their rows, cut in units of 8 rows (a row group).
+void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool) {
+  const Matrix& first = *jobs[0].w;
+  // Reused: no allocation per call. (A named reference, so the workers'
+  // lambda captures the caller's buffers, not their own thread_local.)
+  thread_local QuantizedRows reused;
+  QuantizedRows& a = reused;
+  QuantizeRows(x, m, first.n_cols, ActivationBlock(first.type->type), a);
+  const int64_t n_blocks = a.n_blocks();
+  std::vector<int64_t> first_unit(jobs.size() + 1, 0);  // job i's units: [first_unit[i], first_unit[i + 1])
+  for (size_t i = 0; i < jobs.size(); ++i) first_unit[i + 1] = first_unit[i] + (jobs[i].w->n_rows + kRowGroup - 1) / kRowGroup;
+
+  // Rows [o, o + n_w) of job `w` against activation rows [r0, r0 + n_a).
+  auto call = [&](const Matrix& w, float* y, int64_t o, int64_t n_w, int64_t r0, int64_t n_a, bool row_groups) {
+    simd::QuantDotArgs args;
+    args.row_groups = row_groups;
+    args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
+    args.n_w = n_w;
+    args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
+    args.n_blocks = n_blocks;
+    args.a = a.q.data() + r0 * w.n_cols;
+    args.a_scale = a.scale.data() + r0 * n_blocks;
+    args.a_sum = a.sum.data() + r0 * n_blocks;
+    args.a_sum32 = a.sum32.data() + r0 * (w.n_cols / 32);
+    args.a_stride = w.n_cols;
+    args.n_a = n_a;
+    args.y = y + r0 * w.n_rows + o;
+    args.y_stride = w.n_rows;
+    QuantKernelFor(w.type->type)(args);
+  };
+  // Row groups take tiles of kGroupRowTile activation rows; row-layout
+  // calls at most kRowTile (a tile never changes a row's bits).
+  auto run = [&](const Matrix& w, float* y, int64_t o, int64_t n_w, int64_t r0, int64_t n_a, bool row_groups) {
+    const int64_t step = row_groups ? n_a : simd::kRowTile;
+    for (int64_t r = r0; r < r0 + n_a; r += step) call(w, y, o, n_w, r, std::min(step, r0 + n_a - r), row_groups);
+  };
+  pool.ParallelFor(first_unit.back(), [&](int64_t u_begin, int64_t u_end) {
+    for (size_t i = 0; i < jobs.size(); ++i) {
+      const int64_t lo = std::max(u_begin, first_unit[i]), hi = std::min(u_end, first_unit[i + 1]);
+      if (lo >= hi) continue;
+      const Matrix& w = *jobs[i].w;
+      const int64_t grouped_rows = w.layout == WeightLayout::kRowGroups8 ? w.n_rows / kRowGroup * kRowGroup : 0;
+      const int64_t tile = grouped_rows > 0 ? simd::kGroupRowTile : simd::kRowTile;
+      const int64_t o_begin = (lo - first_unit[i]) * kRowGroup;
+      const int64_t o_end = std::min((hi - first_unit[i]) * kRowGroup, w.n_rows);
+      for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
+        const int64_t n_w = std::min(kWeightRowBlock, o_end - ob);
+        for (int64_t r0 = 0; r0 < m; r0 += tile) {
+          const int64_t n_a = std::min(tile, m - r0);
+          if (ob < grouped_rows && ob + n_w > grouped_rows) {  // groups, then the last rows
+            run(w, jobs[i].y, ob, grouped_rows - ob, r0, n_a, true);
+            run(w, jobs[i].y, grouped_rows, ob + n_w - grouped_rows, r0, n_a, false);
+          } else {
+            run(w, jobs[i].y, ob, n_w, r0, n_a, ob < grouped_rows);
+          }
+        }
+      }
+    }
+  });
+}
+
+bool HasQuantKernel(const Matrix& w) {
+  return QuantKernelFor(w.type->type) != nullptr && ActivationBlock(w.type->type) == w.type->block_size;
+}
+
+}  // namespace
+
+void MatMulOptimizedMany(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool) {
+  if (jobs.empty() || m <= 0) return;
+  const Matrix& first = *jobs[0].w;
+  bool together = HasQuantKernel(first);
+  for (const MatMulJob& job : jobs) {
+    TRIT_CHECK(job.w->type != nullptr && job.w->n_cols == first.n_cols);
+    together = together && HasQuantKernel(*job.w) &&
+               ActivationBlock(job.w->type->type) == ActivationBlock(first.type->type);
+  }
+  if (together) {
+    QuantMatMuls(jobs, x, m, pool);
+    return;
+  }
+  for (const MatMulJob& job : jobs) MatMulOptimized(*job.w, x, m, job.y, pool);
+}
+
 void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool) {
   TRIT_CHECK(w.type != nullptr && w.n_cols % w.type->block_size == 0);
   if (m <= 0) return;
-  if (const QuantKernel kernel = QuantKernelFor(w.type->type); kernel != nullptr) {
-    TRIT_CHECK(ActivationBlock(w.type->type) == w.type->block_size);
-    // Reused: no allocation per call. (A named reference, so the workers'
-    // lambda captures the caller's buffers, not their own thread_local.)
-    thread_local QuantizedRows reused;
-    QuantizedRows& a = reused;
-    QuantizeRows(x, m, w.n_cols, w.type->block_size, a);
-    const int64_t n_blocks = a.n_blocks();
-    // Row groups: whole groups flagged as such, the last rows (fewer than a
-    // group) in row layout.
-    const bool grouped = w.layout == WeightLayout::kRowGroups8;
-    const int64_t grouped_rows = grouped ? w.n_rows / kRowGroup * kRowGroup : 0;
-    auto call = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a, bool row_groups) {
-      simd::QuantDotArgs args;
-      args.row_groups = row_groups;
-      args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
-      args.n_w = n_w;
-      args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
-      args.n_blocks = n_blocks;
-      args.a = a.q.data() + r0 * w.n_cols;
-      args.a_scale = a.scale.data() + r0 * n_blocks;
-      args.a_sum = a.sum.data() + r0 * n_blocks;
-      args.a_sum32 = a.sum32.data() + r0 * (w.n_cols / 32);
-      args.a_stride = w.n_cols;
-      args.n_a = n_a;
-      args.y = y + r0 * w.n_rows + o;
-      args.y_stride = w.n_rows;
-      kernel(args);
-    };
-    // Row-layout calls take at most kRowTile activation rows.
-    auto run = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
-      const bool row_groups = o < grouped_rows;
-      const int64_t step = row_groups ? n_a : simd::kRowTile;
-      for (int64_t r = r0; r < r0 + n_a; r += step) call(o, n_w, r, std::min(step, r0 + n_a - r), row_groups);
-    };
-    // Row groups take larger tiles; their last rows (row layout) the same
-    // tiles, within kernel limits: a tile never changes a row's bits.
-    const int64_t tile = grouped ? simd::kGroupRowTile : simd::kRowTile;
-    ForEachRowBlockAndTile(w.n_rows, m, grouped ? kRowGroup : 1, tile, pool,
-                           [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
-                             if (o < grouped_rows && o + n_w > grouped_rows) {  // groups, then the last rows
-                               run(o, grouped_rows - o, r0, n_a);
-                               run(grouped_rows, o + n_w - grouped_rows, r0, n_a);
-                             } else {
-                               run(o, n_w, r0, n_a);
-                             }
-                           });
+  if (HasQuantKernel(w)) {
+    const MatMulJob job{&w, y};
+    QuantMatMuls({&job, 1}, x, m, pool);
     return;
   }
   TRIT_CHECK(w.layout == WeightLayout::kRows);  // row groups exist for quantized kernels only

@@ -27,6 +27,11 @@ namespace trit::kernels {
 
 void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool);
 
+// MatMulMany of the optimized set: matrices with quantized kernels of one
+// activation block size (q, k, v; gate, up) share one quantization of x and
+// one ParallelFor; anything else runs MatMulOptimized per matrix.
+void MatMulOptimizedMany(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool);
+
 // True when MatMulOptimized has a SIMD kernel for `type` (else it runs MatMul).
 bool HasOptimizedMatMul(quant::GgmlType type);
 

@@ -140,9 +140,8 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   for (int64_t r = 0; r < n; ++r) {
     kernels::RmsNorm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
   }
-  ops_.matmul(l.wq, hn.data(), n, q.data(), pool);
-  ops_.matmul(l.wk, hn.data(), n, k.data(), pool);
-  ops_.matmul(l.wv, hn.data(), n, v.data(), pool);
+  const kernels::MatMulJob qkv[] = {{&l.wq, q.data()}, {&l.wk, k.data()}, {&l.wv, v.data()}};
+  ops_.matmul_many(std::span<const kernels::MatMulJob>(qkv), hn.data(), n, pool);
   ApplyScale(l.wq_scale, n * h.q_dim(), q.data());
   ApplyScale(l.wk_scale, n * h.kv_dim(), k.data());
   ApplyScale(l.wv_scale, n * h.kv_dim(), v.data());
@@ -204,8 +203,8 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vec
   for (int64_t r = 0; r < n; ++r) {
     kernels::RmsNorm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
   }
-  ops_.matmul(l.gate, hn.data(), n, gate.data(), pool);
-  ops_.matmul(l.up, hn.data(), n, up.data(), pool);
+  const kernels::MatMulJob gate_up[] = {{&l.gate, gate.data()}, {&l.up, up.data()}};
+  ops_.matmul_many(std::span<const kernels::MatMulJob>(gate_up), hn.data(), n, pool);
   ApplyScale(l.gate_scale, n * h.n_ff, gate.data());
   ApplyScale(l.up_scale, n * h.n_ff, up.data());
   switch (options_.ffn_activation) {

@@ -18,6 +18,7 @@ TEST(KernelSet, NamesRoundTrip) {
 TEST(KernelSet, EverySetHasEveryEntryPoint) {
   for (KernelSet s : {KernelSet::kOptimized, KernelSet::kReference}) {
     EXPECT_NE(OpsFor(s).matmul, nullptr);
+    EXPECT_NE(OpsFor(s).matmul_many, nullptr);
     EXPECT_NE(OpsFor(s).attend, nullptr);
   }
 }

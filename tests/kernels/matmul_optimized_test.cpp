@@ -13,6 +13,7 @@
 #include "kernels/activation_quant.h"
 #include "kernels/cpu_targets.h"
 #include "kernels/matmul.h"
+#include "kernels/repack.h"
 #include "kernels/test_inputs.h"
 
 namespace trit::kernels {
@@ -160,6 +161,41 @@ TEST(ActivationQuant, RowsAreQuantizedAlone) {
       EXPECT_LE(std::abs(xi - static_cast<float>(q) * all.scale[b]), all.scale[b] * 0.5001f);
     }
     EXPECT_EQ(max_q, 127);
+  }
+}
+
+// Several matrices of one input in one pass give the bits of separate calls:
+// types sharing an activation block (q4_0 in row groups and in rows, q8_0)
+// run together; a q4_K and an f16 among them make the call fall back to one
+// matrix at a time.
+TEST(OptimizedMatMul, ManyMatricesGiveTheBitsOfSeparateCalls) {
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  constexpr int64_t kCols = 8 * 256;
+  Weights q = RandomWeights(quant::GetType(GgmlType::kQ4_0), kCols, 37, rng);
+  std::vector<uint8_t> q_packed(q.bytes.size());
+  const Matrix q_groups = RepackRowGroups(q.m, q_packed.data());
+  const Weights k = RandomWeights(quant::GetType(GgmlType::kQ4_0), kCols, 13, rng);
+  const Weights v = RandomWeights(quant::GetType(GgmlType::kQ8_0), kCols, 21, rng);
+  const Weights kq = RandomWeights(quant::GetType(GgmlType::kQ4_K), kCols, 9, rng);
+  const Weights f = RandomWeights(quant::GetType(GgmlType::kF16), kCols, 5, rng);
+  ThreadPool pool(2);
+  for (int64_t m : {1, 7, 9}) {
+    const std::vector<float> x = RandomActivations(m * kCols, rng);
+    for (const std::vector<const Matrix*>& set :
+         {std::vector<const Matrix*>{&q_groups, &k.m, &v.m}, std::vector<const Matrix*>{&q_groups, &kq.m, &f.m, &v.m}}) {
+      std::vector<std::vector<float>> together(set.size()), alone(set.size());
+      std::vector<MatMulJob> jobs;
+      for (size_t i = 0; i < set.size(); ++i) {
+        together[i].assign(static_cast<size_t>(m * set[i]->n_rows), 0.0f);
+        alone[i].assign(together[i].size(), 0.0f);
+        jobs.push_back({set[i], together[i].data()});
+        MatMulOptimized(*set[i], x.data(), m, alone[i].data(), pool);
+      }
+      MatMulOptimizedMany(jobs, x.data(), m, pool);
+      for (size_t i = 0; i < set.size(); ++i) EXPECT_TRUE(SameBits(together[i], alone[i])) << "m " << m << " matrix " << i;
+    }
   }
 }
 
