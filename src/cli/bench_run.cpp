@@ -11,7 +11,6 @@ namespace trit::cli {
 
 namespace {
 
-constexpr int64_t kWarmupPromptRows = 4;
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -61,12 +60,14 @@ Expected<BenchRunResult> RunBench(const engines::Engine& engine, const model::Mo
   BenchRunResult result;
   result.kv_cache_bytes = 2 * h.n_layer * n_total * h.kv_dim() * 2;  // K and V, f16
 
-  // Warm-up: every weight is read once (pages the mapping in, starts the
-  // threads) by a short prompt and one generated token.
+  // Warm-up: one untimed repetition's prompt pass and one generated token:
+  // every weight is read once (pages the mapping in, starts the threads) and
+  // the buffers of a prompt pass of this size have been allocated once (the
+  // first allocation of a large buffer costs page faults the later ones do
+  // not: it made the first timed pass up to 2x slower).
   Report(options, "warm-up");
-  const int64_t warm_rows = std::min(kWarmupPromptRows, options.n_prompt);
-  if (Status st = DecodeRange(s, ids, 0, warm_rows); !st.ok()) return st;
-  if (Status st = DecodeRange(s, ids, warm_rows, warm_rows + 1); !st.ok()) return st;
+  if (Status st = DecodeRange(s, ids, 0, options.n_prompt); !st.ok()) return st;
+  if (Status st = DecodeRange(s, ids, options.n_prompt, options.n_prompt + 1); !st.ok()) return st;
 
   for (int rep = 0; rep < options.repetitions; ++rep) {
     if (Status st = s.Truncate(0, 0); !st.ok()) return st;
