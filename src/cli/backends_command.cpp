@@ -27,8 +27,7 @@ int RunBackends(const BackendsOptions& opt) {
     return kExitSuccess;
   }
   fmt::print("{}", EnginesText(*registry));
-  fmt::print("plugins are looked for in:\n");
-  for (const engines::PluginDirectory& d : discovery.Directories()) fmt::print("  {} ({})\n", d.path, d.source);
+  fmt::print("{}", PluginDirectoriesText(discovery.Directories()));
   return kExitSuccess;
 }
 

@@ -123,11 +123,7 @@ int RunDoctor(const DoctorOptions& opt) {
              cpu.logical_cpus, cpu.usable_cpus, threads_default);
   fmt::print("memory:   {} total, {} available\n", Bytes(mem.total_bytes), Bytes(mem.available_bytes));
   fmt::print("engines:\n{}", EnginesText(*registry));
-  fmt::print("plugins are looked for in:\n");
-  for (const engines::PluginDirectory& d : discovery.Directories()) {
-    std::error_code ec;
-    fmt::print("  {} ({}{})\n", d.path, d.source, std::filesystem::is_directory(d.path, ec) ? "" : ", absent");
-  }
+  fmt::print("{}", PluginDirectoriesText(discovery.Directories()));
   fmt::print("models:   {}\n", models_dir.ok() ? *models_dir : models_dir.status().message());
   if (problems.empty()) {
     fmt::print("no problems found\n");

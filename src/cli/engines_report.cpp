@@ -45,6 +45,15 @@ nlohmann::ordered_json PluginDirectoriesJson(const std::vector<engines::PluginDi
   return out;
 }
 
+std::string PluginDirectoriesText(const std::vector<engines::PluginDirectory>& dirs) {
+  std::string out = "plugins are looked for in:\n";
+  for (const engines::PluginDirectory& d : dirs) {
+    std::error_code ec;
+    out += fmt::format("  {} ({}{})\n", d.path, d.source, std::filesystem::is_directory(d.path, ec) ? "" : ", absent");
+  }
+  return out;
+}
+
 std::string EnginesText(const engines::Registry& registry) {
   size_t width = 6;
   for (const engines::Registry::Entry& e : registry.entries()) width = std::max(width, e.engine->info().name.size());

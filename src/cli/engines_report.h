@@ -21,4 +21,8 @@ nlohmann::ordered_json PluginDirectoriesJson(const std::vector<engines::PluginDi
 // unavailable engine.
 std::string EnginesText(const engines::Registry& registry);
 
+// "plugins are looked for in:" and one line per directory, "PATH (SOURCE)"
+// or "PATH (SOURCE, absent)" when it is not a directory.
+std::string PluginDirectoriesText(const std::vector<engines::PluginDirectory>& dirs);
+
 }  // namespace trit::cli

@@ -2,8 +2,7 @@
 
 #include <filesystem>
 
-#include "engines/default_registry.h"
-#include "engines/model_format.h"
+#include "engines/open_model.h"
 
 namespace trit::server {
 
@@ -19,19 +18,11 @@ Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, 
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*served->file);
   if (!tok.ok()) return tok.status().WithContext(path);
   served->tokenizer = std::move(tok).value();
-  served->registry = engines::BuildRegistry(engines::DiscoveryFromEnvironment());
-  Expected<std::string> format = engines::SniffModelFormat(path);
-  if (!format.ok()) return format.status();
-  Expected<const engines::Engine*> chosen =
-      served->registry->Choose({std::string(engines::kCapabilityGenerate), *format, engine});
-  if (!chosen.ok()) {
-    if (!engine.empty()) return Error(ErrorCode::kInvalidArgument, "--engine {}: {}", engine, chosen.status().message());
-    return chosen.status().WithContext(path);
-  }
-  served->engine = *chosen;
-  Expected<std::unique_ptr<model::Model>> m = served->engine->LoadModel(path);
-  if (!m.ok()) return m.status();
-  served->model = std::move(m).value();
+  Expected<engines::OpenedModel> opened = engines::OpenForCapability(path, engines::kCapabilityGenerate, engine);
+  if (!opened.ok()) return opened.status();
+  served->registry = std::move(opened->registry);
+  served->engine = opened->engine;
+  served->model = std::move(opened->model);
   served->n_ctx_train = served->model->hparams().n_ctx_train;
   Expected<runtime::PromptBuilder> builder =
       runtime::PromptBuilder::Create(*served->file, *served->tokenizer, /*raw=*/false);
