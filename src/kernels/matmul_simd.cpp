@@ -1030,46 +1030,62 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
 // or several narrower ones), each lane x * w then + (two roundings), the tail into
 // lanes 0.., then DotReduce. load(df, k) gives weights k.. as floats;
 // scalar(k) one weight.
-template <int64_t kRows, class Load, class Scalar>
-HWY_INLINE void FloatRowsN(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
+template <int64_t kRows, int64_t kW, class Load, class Scalar>
+HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, const Scalar& scalar) {
   // A constant row count keeps the accumulators in registers: each lane is
   // one dependency chain (dot.h's order), so a round trip through memory
-  // per step would double its latency.
+  // per step would double its latency. kW weight rows at once: more
+  // independent chains (the adds' latency, not their throughput, bounds one
+  // row) and each activation load shared.
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
   constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
   static_assert(kDotLanes % kL == 0, "the 8 lanes of dot.h in whole vectors");
   constexpr int64_t kG = kDotLanes / kL;
-  for (int64_t o = 0; o < g.n_w; ++o) {
-    const uint8_t* w = static_cast<const uint8_t*>(g.w) + o * g.w_row_bytes;
-    VF acc[kRowTile][kG];
+  const uint8_t* w[kW];
+  for (int64_t v = 0; v < kW; ++v) w[v] = static_cast<const uint8_t*>(g.w) + (o0 + v) * g.w_row_bytes;
+  VF acc[kW][kRowTile][kG];
+  for (int64_t v = 0; v < kW; ++v) {
     for (int64_t r = 0; r < n_a; ++r) {
-      for (int64_t i = 0; i < kG; ++i) acc[r][i] = hn::Zero(df);
+      for (int64_t i = 0; i < kG; ++i) acc[v][r][i] = hn::Zero(df);
     }
-    const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
-    for (int64_t k = 0; k < n8; k += kDotLanes) {
-      for (int64_t i = 0; i < kG; ++i) {
-        const VF wv = load(df, w, k + i * kL);
-        for (int64_t r = 0; r < n_a; ++r) {
-          acc[r][i] = acc[r][i] + hn::LoadU(df, g.x + r * g.n_cols + k + i * kL) * wv;
-        }
+  }
+  const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
+  for (int64_t k = 0; k < n8; k += kDotLanes) {
+    for (int64_t i = 0; i < kG; ++i) {
+      VF wv[kW];
+      for (int64_t v = 0; v < kW; ++v) wv[v] = load(df, w[v], k + i * kL);
+      for (int64_t r = 0; r < n_a; ++r) {
+        const VF xv = hn::LoadU(df, g.x + r * g.n_cols + k + i * kL);
+        for (int64_t v = 0; v < kW; ++v) acc[v][r][i] = acc[v][r][i] + xv * wv[v];
       }
     }
+  }
+  for (int64_t v = 0; v < kW; ++v) {
     for (int64_t r = 0; r < n_a; ++r) {
       HWY_ALIGN float lanes[kDotLanes] = {};
-      for (int64_t i = 0; i < kG; ++i) hn::Store(acc[r][i], df, lanes + i * kL);
+      for (int64_t i = 0; i < kG; ++i) hn::Store(acc[v][r][i], df, lanes + i * kL);
       const float* x = g.x + r * g.n_cols;
-      for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] += x[n8 + j] * scalar(w, n8 + j);
-      g.y[o + r * g.y_stride] = DotReduce(lanes);
+      for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] += x[n8 + j] * scalar(w[v], n8 + j);
+      g.y[o0 + v + r * g.y_stride] = DotReduce(lanes);
     }
   }
 }
 
+template <int64_t kRows, class Load, class Scalar>
+HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
+  int64_t o = 0;
+  if constexpr (kRows > 1) {  // batches: four weight rows at a time (16 chains with 4 activation rows)
+    for (; o + 4 <= g.n_w; o += 4) FloatRowsN<kRows, 4>(g, o, load, scalar);
+  }
+  for (; o < g.n_w; ++o) FloatRowsN<kRows, 1>(g, o, load, scalar);
+}
+
 template <class Load, class Scalar>
 HWY_INLINE void FloatRows(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
-  g.n_a == 1 ? FloatRowsN<1>(g, load, scalar)
-             : g.n_a == kRowTile ? FloatRowsN<kRowTile>(g, load, scalar) : FloatRowsN<0>(g, load, scalar);
+  g.n_a == 1 ? FloatRowsAll<1>(g, load, scalar)
+             : g.n_a == kRowTile ? FloatRowsAll<kRowTile>(g, load, scalar) : FloatRowsAll<0>(g, load, scalar);
 }
 
 void DotF32Kernel(const FloatDotArgs& g) {
