@@ -27,6 +27,9 @@ QuantKernel QuantKernelFor(GgmlType type) {
     case GgmlType::kTQ1_0: return &simd::DotTQ1_0;
     case GgmlType::kQ4_0: return &simd::DotQ4_0;
     case GgmlType::kQ8_0: return &simd::DotQ8_0;
+    case GgmlType::kQ4_1: return &simd::DotQ4_1;
+    case GgmlType::kQ5_0: return &simd::DotQ5_0;
+    case GgmlType::kQ5_1: return &simd::DotQ5_1;
     case GgmlType::kQ4_K: return &simd::DotQ4_K;
     default: return nullptr;
   }
@@ -68,6 +71,9 @@ int64_t ActivationBlock(GgmlType type) {
     case GgmlType::kTQ1_0:
     case GgmlType::kQ4_K: return 256;
     case GgmlType::kQ4_0:
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_0:
+    case GgmlType::kQ5_1:
     case GgmlType::kQ8_0: return 32;
     default: return 0;
   }

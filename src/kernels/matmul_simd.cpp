@@ -140,10 +140,13 @@ HWY_INLINE void ReduceGroup(const V32* v, int32_t* out) {
 
 // For the kGroup lanes i < n (the rest padded with zeros):
 //   acc[i] += (w_scale[i] * a_scale[i]) * float(isum[i] - (a_sum[i] << kShift))
-// (no a_sum term when kShift < 0), lane by lane, one rounding per operation.
-template <int kShift>
+// (no a_sum term when kShift < 0), lane by lane, one rounding per operation;
+// with weight mins (q4_1, q5_1: x = d q + m) the sum gets a second term:
+//   acc[i] += (w_scale * a_scale) * float(isum) + (w_min * a_scale) * float(a_sum).
+template <int kShift, bool kMin = false>
 HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const uint16_t* scale_bits,
-                             const float* a_scale, const int32_t* a_sum, int64_t n) {
+                             const float* a_scale, const int32_t* a_sum, int64_t n,
+                             const uint16_t* min_bits = nullptr) {
   const hn::CappedTag<float, kGroup> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<hwy::float16_t, decltype(df)> dh;
@@ -152,7 +155,7 @@ HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const
   if (n < kGroup) {  // the last, partial group of a row
     for (int64_t i = 0; i < kGroup; ++i) {
       scale_pad[i] = i < n ? a_scale[i] : 0.0f;
-      sum_pad[i] = (i < n && kShift >= 0) ? a_sum[i] : 0;
+      sum_pad[i] = (i < n && (kShift >= 0 || kMin)) ? a_sum[i] : 0;
     }
     a_scale = scale_pad;
     a_sum = sum_pad;
@@ -163,8 +166,13 @@ HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const
     const auto ws = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i)));
     auto is = hn::LoadU(di, isum + i);
     if constexpr (kShift >= 0) is = is - hn::ShiftLeft<kShift>(hn::LoadU(di, a_sum + i));
-    const auto prod = (ws * hn::LoadU(df, a_scale + i)) * hn::ConvertTo(df, is);
-    hn::Store(hn::Load(df, acc + i) + prod, df, acc + i);
+    const auto as = hn::LoadU(df, a_scale + i);
+    auto term = (ws * as) * hn::ConvertTo(df, is);
+    if constexpr (kMin) {
+      const auto ms = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(min_bits + i)));
+      term = term + (ms * as) * hn::ConvertTo(df, hn::LoadU(di, a_sum + i));
+    }
+    hn::Store(hn::Load(df, acc + i) + term, df, acc + i);
   }
 }
 
@@ -174,7 +182,8 @@ HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const
 // activation block sum (taken out here: - a_sum << kShift). Per weight row
 // and activation row, in increasing b: acc[b % 8] += (d_w * d_a) * isum,
 // then the fixed tree of dot.h.
-template <int64_t kRows, int kShift, class BlockDot>
+// kMinOffset >= 0: the block has an f16 min there (CombineGroup's kMin).
+template <int64_t kRows, int kShift, class BlockDot, int64_t kMinOffset = -1>
 HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t scale_offset,
                           const BlockDot& block_dot) {
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
@@ -185,10 +194,12 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
     for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
       const int64_t nb = std::min(kGroup, g.n_blocks - b0);
       HWY_ALIGN uint16_t scale_bits[kGroup];
+      HWY_ALIGN uint16_t min_bits[kGroup] = {};
       V32 v[kRowTile][kGroup];
       auto one_block = [&](int64_t i) {
         const uint8_t* block = w + (b0 + i) * block_bytes;
         std::memcpy(&scale_bits[i], block + scale_offset, 2);
+        if constexpr (kMinOffset >= 0) std::memcpy(&min_bits[i], block + kMinOffset, 2);
         V32 vb[kRowTile];
         block_dot(block, b0 + i, vb);
         for (int64_t r = 0; r < n_a; ++r) v[r][i] = vb[r];
@@ -206,8 +217,8 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
       for (int64_t r = 0; r < n_a; ++r) {
         HWY_ALIGN int32_t isum[kGroup];
         ReduceGroup(v[r], isum);
-        CombineGroup<kShift>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
-                             g.a_sum + r * g.n_blocks + b0, nb);
+        CombineGroup<kShift, (kMinOffset >= 0)>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
+                                                g.a_sum + r * g.n_blocks + b0, nb, min_bits);
       }
     }
     for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
@@ -632,6 +643,84 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
 }
 #endif
 
+// The 32 quants of a 4- or 5-bit block (q4_1, q5_0, q5_1) in element order:
+// low nibbles of qs[0..15] (elements 0..15), high nibbles (16..31), bit 4 of
+// element j from bit j of the little-endian qh when there is one.
+#ifdef TRIT_X86_256
+HWY_INLINE VU8 Quants32(const uint8_t* qs, const uint8_t* qh) {
+  const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+  __m256i q = _mm256_and_si256(_mm256_srlv_epi64(both, _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(0x0F));
+  if (qh != nullptr) {
+    int32_t bits;
+    std::memcpy(&bits, qh, 4);
+    // Byte j takes qh's byte j / 8, then keeps bit j % 8: 16 where it is set.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(bits), _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    q = _mm256_or_si256(q, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+  }
+  return VU8{q};
+}
+#endif
+
+// The same one byte at a time, for the other targets.
+HWY_INLINE void Quants32Scalar(const uint8_t* qs, const uint8_t* qh, uint8_t* out) {
+  uint32_t bits = 0;
+  if (qh != nullptr) std::memcpy(&bits, qh, 4);
+  for (int j = 0; j < 16; ++j) {
+    out[j] = static_cast<uint8_t>((qs[j] & 0x0F) | (((bits >> j) & 1) << 4));
+    out[j + 16] = static_cast<uint8_t>((qs[j] >> 4) | (((bits >> (j + 16)) & 1) << 4));
+  }
+}
+
+// One 32-quant block against the activation rows, the quants unsigned.
+template <int64_t kRows>
+HWY_INLINE void Dot32Unsigned(const QuantDotArgs& g, int64_t n_a, int64_t b, const uint8_t* qs, const uint8_t* qh,
+                              V32* v) {
+  const D8 d8;
+  const D32 d32;
+#ifdef TRIT_X86_256
+  const VU8 q = Quants32(qs, qh);
+  for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
+#else
+  const DU8 du8;
+  HWY_ALIGN uint8_t q[32];
+  Quants32Scalar(qs, qh, q);
+  const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
+  for (int64_t r = 0; r < n_a; ++r) v[r] = hn::Zero(d32);
+  for (int64_t p = 0; p < 32; p += n) {
+    const auto qv = hn::Load(du8, q + p);
+    for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(qv, hn::LoadU(d8, g.a + r * g.a_stride + b * 32 + p), v[r]);
+  }
+#endif
+}
+
+// Q4_1 (20 bytes: d, m, qs[16]): x = d q + m, so per block
+// (d d_a) sum q a + (m d_a) sum a.
+template <int64_t kRows>
+void DotQ4_1Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  auto block_dot = [&](const uint8_t* block, int64_t b, V32* v) { Dot32Unsigned<kRows>(g, n_a, b, block + 4, nullptr, v); };
+  QuantRows<kRows, -1, decltype(block_dot), 2>(g, 20, 0, block_dot);
+}
+
+// Q5_0 (22 bytes: d, qh[4], qs[16]): x = d (q - 16), q in 0..31.
+template <int64_t kRows>
+void DotQ5_0Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  auto block_dot = [&](const uint8_t* block, int64_t b, V32* v) { Dot32Unsigned<kRows>(g, n_a, b, block + 6, block + 2, v); };
+  QuantRows<kRows, 4>(g, 22, 0, block_dot);
+}
+
+// Q5_1 (24 bytes: d, m, qh[4], qs[16]): x = d q + m, q in 0..31.
+template <int64_t kRows>
+void DotQ5_1Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  auto block_dot = [&](const uint8_t* block, int64_t b, V32* v) { Dot32Unsigned<kRows>(g, n_a, b, block + 8, block + 4, v); };
+  QuantRows<kRows, -1, decltype(block_dot), 2>(g, 24, 0, block_dot);
+}
+
 // Q8_0 (34 bytes: d, qs[32] int8). With VNNI the weights are offset to
 // unsigned (w + 128, exact for every int8) and 128 sum a taken out.
 template <int64_t kRows>
@@ -1005,6 +1094,16 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
 }
 #endif
 
+void DotQ4_1Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ4_1Rows<1>(g) : g.n_a == kRowTile ? DotQ4_1Rows<kRowTile>(g) : DotQ4_1Rows<0>(g);
+}
+void DotQ5_0Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ5_0Rows<1>(g) : g.n_a == kRowTile ? DotQ5_0Rows<kRowTile>(g) : DotQ5_0Rows<0>(g);
+}
+void DotQ5_1Kernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ5_1Rows<1>(g) : g.n_a == kRowTile ? DotQ5_1Rows<kRowTile>(g) : DotQ5_1Rows<0>(g);
+}
+
 void DotQ4_KRowLayout(const QuantDotArgs& g) {
   g.n_a == 1 ? DotQ4_KRows<1>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile>(g) : DotQ4_KRows<0>(g);
 }
@@ -1132,6 +1231,9 @@ HWY_EXPORT(DotTQ2_0Kernel);
 HWY_EXPORT(DotTQ1_0Kernel);
 HWY_EXPORT(DotQ4_0Kernel);
 HWY_EXPORT(DotQ8_0Kernel);
+HWY_EXPORT(DotQ4_1Kernel);
+HWY_EXPORT(DotQ5_0Kernel);
+HWY_EXPORT(DotQ5_1Kernel);
 HWY_EXPORT(DotQ4_KKernel);
 HWY_EXPORT(DotF32Kernel);
 HWY_EXPORT(DotF16Kernel);
@@ -1142,6 +1244,9 @@ void DotTQ2_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ2_0Kernel)(a
 void DotTQ1_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ1_0Kernel)(args); }
 void DotQ4_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_0Kernel)(args); }
 void DotQ8_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ8_0Kernel)(args); }
+void DotQ4_1(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_1Kernel)(args); }
+void DotQ5_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_0Kernel)(args); }
+void DotQ5_1(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_1Kernel)(args); }
 void DotQ4_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_KKernel)(args); }
 void DotF32(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF32Kernel)(args); }
 void DotF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF16Kernel)(args); }

@@ -64,6 +64,9 @@ void DotTQ2_0(const QuantDotArgs& args);  // 256-element activation blocks
 void DotTQ1_0(const QuantDotArgs& args);  // 256-element activation blocks
 void DotQ4_0(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ8_0(const QuantDotArgs& args);   // 32-element activation blocks
+void DotQ4_1(const QuantDotArgs& args);   // 32-element activation blocks
+void DotQ5_0(const QuantDotArgs& args);   // 32-element activation blocks
+void DotQ5_1(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ4_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
 void DotF32(const FloatDotArgs& args);
 void DotF16(const FloatDotArgs& args);
