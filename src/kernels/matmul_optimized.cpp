@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <span>
-#include <vector>
 
 #include "base/check.h"
 #include "kernels/activation_quant.h"
@@ -81,6 +80,9 @@ int64_t ActivationBlock(GgmlType type) {
 
 namespace {
 
+// At most this many matrices per pass (a fixed array: no allocation per call).
+constexpr size_t kMaxJobs = 8;
+
 // Quantized matrices sharing one input: x quantized once (activation blocks
 // of the first matrix's type; the caller checks they all use it), then one
 // ParallelFor over all their rows, cut in units of 8 rows (a row group).
@@ -92,7 +94,8 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
   QuantizedRows& a = reused;
   QuantizeRows(x, m, first.n_cols, ActivationBlock(first.type->type), a);
   const int64_t n_blocks = a.n_blocks();
-  std::vector<int64_t> first_unit(jobs.size() + 1, 0);  // job i's units: [first_unit[i], first_unit[i + 1])
+  TRIT_CHECK(jobs.size() <= kMaxJobs);
+  int64_t first_unit[kMaxJobs + 1] = {};  // job i's units: [first_unit[i], first_unit[i + 1])
   for (size_t i = 0; i < jobs.size(); ++i) first_unit[i + 1] = first_unit[i] + (jobs[i].w->n_rows + kRowGroup - 1) / kRowGroup;
 
   // Rows [o, o + n_w) of job `w` against activation rows [r0, r0 + n_a).
@@ -119,7 +122,7 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
     const int64_t step = row_groups ? n_a : simd::kRowTile;
     for (int64_t r = r0; r < r0 + n_a; r += step) call(w, y, o, n_w, r, std::min(step, r0 + n_a - r), row_groups);
   };
-  pool.ParallelFor(first_unit.back(), [&](int64_t u_begin, int64_t u_end) {
+  pool.ParallelFor(first_unit[jobs.size()], [&](int64_t u_begin, int64_t u_end) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       const int64_t lo = std::max(u_begin, first_unit[i]), hi = std::min(u_end, first_unit[i + 1]);
       if (lo >= hi) continue;
@@ -160,7 +163,7 @@ void MatMulOptimizedMany(std::span<const MatMulJob> jobs, const float* x, int64_
                ActivationBlock(job.w->type->type) == ActivationBlock(first.type->type);
   }
   if (together) {
-    QuantMatMuls(jobs, x, m, pool);
+    for (size_t i = 0; i < jobs.size(); i += kMaxJobs) QuantMatMuls(jobs.subspan(i, std::min(kMaxJobs, jobs.size() - i)), x, m, pool);
     return;
   }
   for (const MatMulJob& job : jobs) MatMulOptimized(*job.w, x, m, job.y, pool);

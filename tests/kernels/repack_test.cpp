@@ -22,15 +22,26 @@ class RepackTest : public ::testing::TestWithParam<GgmlType> {};
 constexpr int64_t kRows = 37;
 int64_t ColsOf(const quant::TypeInfo& t) { return t.block_size == 256 ? 13 * 256 : 101 * 32; }
 
+// A random matrix of the test's type and its row-group copy.
+struct Packed {
+  Weights w;
+  std::vector<uint8_t> bytes;
+  Matrix r;
+  Packed(const quant::TypeInfo& t, std::mt19937_64& rng) : w(RandomWeights(t, ColsOf(t), kRows, rng)) {
+    bytes.resize(w.bytes.size());
+    r = RepackRowGroups(w.m, bytes.data());
+  }
+};
+
 TEST_P(RepackTest, GroupsRestoreTheRowsAndTheLastRowsStay) {
   const quant::TypeInfo& t = quant::GetType(GetParam());
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
   std::mt19937_64 rng(seed);
-  const int64_t kCols = ColsOf(t);
-  const Weights w = RandomWeights(t, kCols, kRows, rng);
-  std::vector<uint8_t> packed(w.bytes.size());
-  const Matrix r = RepackRowGroups(w.m, packed.data());
+  const Packed p(t, rng);
+  const Weights& w = p.w;
+  const std::vector<uint8_t>& packed = p.bytes;
+  const Matrix& r = p.r;
   EXPECT_EQ(r.layout, WeightLayout::kRowGroups8);
   EXPECT_NE(packed, w.bytes);  // the groups moved
   std::vector<uint8_t> rows(8 * w.m.row_bytes);
@@ -48,9 +59,9 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
   SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
   std::mt19937_64 rng(seed);
   const int64_t kCols = ColsOf(t);
-  const Weights w = RandomWeights(t, kCols, kRows, rng);
-  std::vector<uint8_t> packed(w.bytes.size());
-  const Matrix r = RepackRowGroups(w.m, packed.data());
+  const Packed p(t, rng);
+  const Weights& w = p.w;
+  const Matrix& r = p.r;
   ThreadPool one(1), two(2), three(3);
   for (int64_t m : {1, 4, 7, 8, 11}) {
     const std::vector<float> x = RandomActivations(m * kCols, rng);
