@@ -445,35 +445,66 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
 #endif
 }
 
+// The 32 quants of a 4- or 5-bit block (q4_0, q4_1, q5_0, q5_1) in element order:
+// low nibbles of qs[0..15] (elements 0..15), high nibbles (16..31), bit 4 of
+// element j from bit j of the little-endian qh when there is one.
+#ifdef TRIT_X86_256
+HWY_INLINE VU8 Quants32(const uint8_t* qs, const uint8_t* qh) {
+  const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
+  __m256i q = _mm256_and_si256(_mm256_srlv_epi64(both, _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(0x0F));
+  if (qh != nullptr) {
+    int32_t bits;
+    std::memcpy(&bits, qh, 4);
+    // Byte j takes qh's byte j / 8, then keeps bit j % 8: 16 where it is set.
+    const __m256i spread = _mm256_shuffle_epi8(
+        _mm256_set1_epi32(bits), _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
+    const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
+    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+    q = _mm256_or_si256(q, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
+  }
+  return VU8{q};
+}
+#endif
+
+// The same one byte at a time, for the other targets.
+HWY_INLINE void Quants32Scalar(const uint8_t* qs, const uint8_t* qh, uint8_t* out) {
+  uint32_t bits = 0;
+  if (qh != nullptr) std::memcpy(&bits, qh, 4);
+  for (int j = 0; j < 16; ++j) {
+    out[j] = static_cast<uint8_t>((qs[j] & 0x0F) | (((bits >> j) & 1) << 4));
+    out[j + 16] = static_cast<uint8_t>((qs[j] >> 4) | (((bits >> (j + 16)) & 1) << 4));
+  }
+}
+
+// One 32-quant block against the activation rows, the quants unsigned.
+template <int64_t kRows>
+HWY_INLINE void Dot32Unsigned(const QuantDotArgs& g, int64_t n_a, int64_t b, const uint8_t* qs, const uint8_t* qh,
+                              V32* v) {
+  const D8 d8;
+  const D32 d32;
+#ifdef TRIT_X86_256
+  const VU8 q = Quants32(qs, qh);
+  for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
+#else
+  const DU8 du8;
+  HWY_ALIGN uint8_t q[32];
+  Quants32Scalar(qs, qh, q);
+  const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
+  for (int64_t r = 0; r < n_a; ++r) v[r] = hn::Zero(d32);
+  for (int64_t p = 0; p < 32; p += n) {
+    const auto qv = hn::Load(du8, q + p);
+    for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(qv, hn::LoadU(d8, g.a + r * g.a_stride + b * 32 + p), v[r]);
+  }
+#endif
+}
+
 // Q4_0 (18 bytes: d, qs[16]): qs[j] holds q + 8 of element j (low nibble) and
 // j + 16 (high nibble). sum q a - 8 sum a.
 template <int64_t kRows>
 void DotQ4_0Rows(const QuantDotArgs& g) {
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
-  const DU8 du8;
-  const D8 d8;
-  const D32 d32;
   QuantRows<kRows, 3>(g, 18, 0, [&](const uint8_t* block, int64_t b, V32* v) {
-#ifdef TRIT_X86_256
-    // The 32 quants in one vector: the 16 bytes in both halves, the upper
-    // half shifted right by 4, then the low nibbles kept.
-    const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 2)));
-    const VU8 q{_mm256_and_si256(_mm256_srlv_epi64(both, _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(0x0F))};
-    for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
-#else
-    // Vectors of DU8 hold at most 16 lanes here: low and high nibbles apart.
-    const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
-    for (int64_t r = 0; r < n_a; ++r) v[r] = hn::Zero(d32);
-    for (int64_t p = 0; p < 16; p += n) {
-      const auto packed = hn::LoadU(du8, block + 2 + p);
-      const auto lo = hn::And(packed, hn::Set(du8, uint8_t{0x0F}));
-      const auto hi = hn::ShiftRight<4>(packed);
-      for (int64_t r = 0; r < n_a; ++r) {
-        const int8_t* a = g.a + r * g.a_stride + b * 32 + p;
-        v[r] = MulAddU8I8(hi, hn::LoadU(d8, a + 16), MulAddU8I8(lo, hn::LoadU(d8, a), v[r]));
-      }
-    }
-#endif
+    Dot32Unsigned<kRows>(g, n_a, b, block + 2, nullptr, v);
   });
 }
 
@@ -642,59 +673,6 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
   });
 }
 #endif
-
-// The 32 quants of a 4- or 5-bit block (q4_1, q5_0, q5_1) in element order:
-// low nibbles of qs[0..15] (elements 0..15), high nibbles (16..31), bit 4 of
-// element j from bit j of the little-endian qh when there is one.
-#ifdef TRIT_X86_256
-HWY_INLINE VU8 Quants32(const uint8_t* qs, const uint8_t* qh) {
-  const __m256i both = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs)));
-  __m256i q = _mm256_and_si256(_mm256_srlv_epi64(both, _mm256_set_epi64x(4, 4, 0, 0)), _mm256_set1_epi8(0x0F));
-  if (qh != nullptr) {
-    int32_t bits;
-    std::memcpy(&bits, qh, 4);
-    // Byte j takes qh's byte j / 8, then keeps bit j % 8: 16 where it is set.
-    const __m256i spread = _mm256_shuffle_epi8(
-        _mm256_set1_epi32(bits), _mm256_setr_epi64x(0, 0x0101010101010101, 0x0202020202020202, 0x0303030303030303));
-    const __m256i bit = _mm256_set1_epi64x(static_cast<int64_t>(0x8040201008040201ull));
-    const __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
-    q = _mm256_or_si256(q, _mm256_and_si256(set, _mm256_set1_epi8(0x10)));
-  }
-  return VU8{q};
-}
-#endif
-
-// The same one byte at a time, for the other targets.
-HWY_INLINE void Quants32Scalar(const uint8_t* qs, const uint8_t* qh, uint8_t* out) {
-  uint32_t bits = 0;
-  if (qh != nullptr) std::memcpy(&bits, qh, 4);
-  for (int j = 0; j < 16; ++j) {
-    out[j] = static_cast<uint8_t>((qs[j] & 0x0F) | (((bits >> j) & 1) << 4));
-    out[j + 16] = static_cast<uint8_t>((qs[j] >> 4) | (((bits >> (j + 16)) & 1) << 4));
-  }
-}
-
-// One 32-quant block against the activation rows, the quants unsigned.
-template <int64_t kRows>
-HWY_INLINE void Dot32Unsigned(const QuantDotArgs& g, int64_t n_a, int64_t b, const uint8_t* qs, const uint8_t* qh,
-                              V32* v) {
-  const D8 d8;
-  const D32 d32;
-#ifdef TRIT_X86_256
-  const VU8 q = Quants32(qs, qh);
-  for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(q, hn::LoadU(d8, g.a + r * g.a_stride + b * 32), hn::Zero(d32));
-#else
-  const DU8 du8;
-  HWY_ALIGN uint8_t q[32];
-  Quants32Scalar(qs, qh, q);
-  const int64_t n = static_cast<int64_t>(hn::Lanes(du8));
-  for (int64_t r = 0; r < n_a; ++r) v[r] = hn::Zero(d32);
-  for (int64_t p = 0; p < 32; p += n) {
-    const auto qv = hn::Load(du8, q + p);
-    for (int64_t r = 0; r < n_a; ++r) v[r] = MulAddU8I8(qv, hn::LoadU(d8, g.a + r * g.a_stride + b * 32 + p), v[r]);
-  }
-#endif
-}
 
 // Q4_1 (20 bytes: d, m, qs[16]): x = d q + m, so per block
 // (d d_a) sum q a + (m d_a) sum a.
