@@ -20,7 +20,8 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // One block of `block` (a multiple of 32) floats.
-void QuantizeBlockKernel(const float* src, int64_t block, int8_t* dst, float* scale, int32_t* sum, int32_t* sum32) {
+void QuantizeBlockKernel(const float* src, int64_t block, int8_t* dst, float* scale, int32_t* sum, int32_t* sum32,
+                         int32_t* sum16) {
   const hn::CappedTag<float, 8> df;
   const hn::RebindToSigned<decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> d8;
@@ -33,16 +34,21 @@ void QuantizeBlockKernel(const float* src, int64_t block, int8_t* dst, float* sc
   const auto lo = hn::Set(df, -127.0f);
   const auto hi = hn::Set(df, 127.0f);
   int32_t total = 0;
-  for (int64_t s = 0; s < block; s += 32) {
+  for (int64_t s = 0; s < block; s += 16) {  // n <= 8 lanes: whole vectors per 16
     auto acc = hn::Zero(di);
-    for (int64_t i = s; i < s + 32; i += n) {
+    for (int64_t i = s; i < s + 16; i += n) {
       const auto v = hn::Min(hn::Max(hn::Round(hn::LoadU(df, src + i) * inv_v), lo), hi);
       const auto q = hn::ConvertTo(di, v);
       hn::StoreU(hn::DemoteTo(d8, q), d8, dst + i);
       acc = acc + q;
     }
     const int32_t part = hn::GetLane(hn::SumOfLanes(di, acc));
-    if (sum32 != nullptr) sum32[s / 32] = part;
+    sum16[s / 16] = part;
+    if (s % 32 == 0) {
+      sum32[s / 32] = part;
+    } else {
+      sum32[s / 32] += part;
+    }
     total += part;
   }
   *scale = amax / 127.0f;
@@ -70,6 +76,7 @@ void Prepare(int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) 
   out.scale.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum32.assign(block % 32 == 0 ? static_cast<size_t>(n_rows * n_cols / 32) : 0, 0);
+  out.sum16.assign(block % 32 == 0 ? static_cast<size_t>(n_rows * n_cols / 16) : 0, 0);
 }
 
 }  // namespace
@@ -83,7 +90,7 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
   const auto kernel = HWY_DYNAMIC_DISPATCH(QuantizeBlockKernel);
   for (int64_t b = 0; b < n_rows * (n_cols / block); ++b) {
     kernel(x + b * block, block, out.q.data() + b * block, &out.scale[static_cast<size_t>(b)],
-           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32);
+           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32, out.sum16.data() + b * block / 16);
   }
 }
 
@@ -103,6 +110,7 @@ void QuantizeRowsScalar(const float* x, int64_t n_rows, int64_t n_cols, int64_t 
       dst[i] = static_cast<int8_t>(v);
       sum += dst[i];
       if (!out.sum32.empty()) out.sum32[static_cast<size_t>((b * block + i) / 32)] += dst[i];
+      if (!out.sum16.empty()) out.sum16[static_cast<size_t>((b * block + i) / 16)] += dst[i];
     }
     out.scale[static_cast<size_t>(b)] = amax / 127.0f;
     out.sum[static_cast<size_t>(b)] = sum;

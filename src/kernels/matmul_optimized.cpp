@@ -30,6 +30,8 @@ QuantKernel QuantKernelFor(GgmlType type) {
     case GgmlType::kQ5_0: return &simd::DotQ5_0;
     case GgmlType::kQ5_1: return &simd::DotQ5_1;
     case GgmlType::kQ4_K: return &simd::DotQ4_K;
+    case GgmlType::kQ5_K: return &simd::DotQ5_K;
+    case GgmlType::kQ6_K: return &simd::DotQ6_K;
     default: return nullptr;
   }
 }
@@ -68,7 +70,9 @@ int64_t ActivationBlock(GgmlType type) {
   switch (type) {
     case GgmlType::kTQ2_0:
     case GgmlType::kTQ1_0:
-    case GgmlType::kQ4_K: return 256;
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K:
+    case GgmlType::kQ6_K: return 256;
     case GgmlType::kQ4_0:
     case GgmlType::kQ4_1:
     case GgmlType::kQ5_0:
@@ -110,6 +114,7 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
     args.a_scale = a.scale.data() + r0 * n_blocks;
     args.a_sum = a.sum.data() + r0 * n_blocks;
     args.a_sum32 = a.sum32.data() + r0 * (w.n_cols / 32);
+    args.a_sum16 = a.sum16.data() + r0 * (w.n_cols / 16);
     args.a_stride = w.n_cols;
     args.n_a = n_a;
     args.y = y + r0 * w.n_rows + o;

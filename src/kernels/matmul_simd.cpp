@@ -113,6 +113,21 @@ HWY_INLINE int32_t ReduceI32(D d, hn::VFromD<D> v) {
   return hn::GetLane(hn::SumOfLanes(d, v));
 }
 
+// sum q a over 16 elements, q unsigned, a signed, exact (the portable path).
+HWY_INLINE int32_t Dot16U8I8(const uint8_t* q, const int8_t* a) {
+  const hn::CappedTag<int16_t, 16> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  const hn::Rebind<uint8_t, decltype(d16)> du8;
+  const hn::Rebind<int8_t, decltype(d16)> di8;
+  const hn::Repartition<int32_t, decltype(d16)> d32;
+  auto s0 = hn::Zero(d32), s1 = hn::Zero(d32);
+  for (int64_t p = 0; p < 16; p += static_cast<int64_t>(hn::Lanes(d16))) {
+    const auto qv = hn::BitCast(d16, hn::PromoteTo(du16, hn::LoadU(du8, q + p)));
+    s0 = hn::ReorderWidenMulAccumulate(d32, qv, hn::PromoteTo(d16, hn::LoadU(di8, a + p)), s0, s1);
+  }
+  return ReduceI32(d32, s0 + s1);
+}
+
 // out[i] = sum of the lanes of v[i], i < kGroup; on x86 by horizontal adds
 // in registers (exact: integers).
 HWY_INLINE void ReduceGroup(const V32* v, int32_t* out) {
@@ -731,10 +746,32 @@ void DotQ8_0Rows(const QuantDotArgs& g) {
 // qs[32j + l] holds q of element 64j + l (low nibble) and 64j + 32 + l (high).
 // x = d sc q - dmin m, so per block the integers A = sum_s sc_s sum q a and
 // B = sum_s m_s sum a (exact) give (d d_a) A - (dmin d_a) B.
-template <int64_t kRows>
-void DotQ4_KRowsScalarFrame(const QuantDotArgs& g);
-template <int64_t kRows>
+// Q5_K (176 bytes: d, dmin, scales[12], qh[32], qs[128]) is Q4_K with a
+// fifth bit: bit s of qh[l] is bit 4 of element l of sub-block s (q < 32).
+template <bool kFive>
+struct KBlock {
+  static constexpr int64_t kBytes = kFive ? 176 : 144;
+  static constexpr int64_t kQs = kFive ? 48 : 16;  // offset of qs
+  static constexpr int64_t kQh = 16;               // offset of qh (Q5_K)
+};
+
+// The 4-bit quants lo (sub-block 2j) and hi (2j + 1) of a 32-byte group,
+// with their fifth bits from the matching qh bytes for Q5_K.
+template <bool kFive, class DU, class V>
+HWY_INLINE void FifthBits(DU du, const uint8_t* qh, int64_t j, V& lo, V& hi) {
+  if constexpr (kFive) {
+    const auto h = hn::LoadU(du, qh);
+    const auto sixteen = hn::Set(du, uint8_t{16});
+    lo = hn::Or(lo, hn::IfThenElseZero(hn::TestBit(h, hn::Set(du, static_cast<uint8_t>(1u << (2 * j)))), sixteen));
+    hi = hn::Or(hi, hn::IfThenElseZero(hn::TestBit(h, hn::Set(du, static_cast<uint8_t>(2u << (2 * j)))), sixteen));
+  } else {
+    (void)du, (void)qh, (void)j, (void)lo, (void)hi;
+  }
+}
+
+template <int64_t kRows, bool kFive>
 void DotQ4_KRowsScalarFrame(const QuantDotArgs& g) {
+  using K = KBlock<kFive>;
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const DU8 du8;
   const D8 d8;
@@ -745,7 +782,7 @@ void DotQ4_KRowsScalarFrame(const QuantDotArgs& g) {
   for (int64_t o = 0; o < g.n_w; ++o) {
     float acc[kRowTile][kDotLanes] = {};
     for (int64_t b = 0; b < g.n_blocks; ++b) {
-      const uint8_t* block = g.w + o * g.w_row_bytes + b * 144;
+      const uint8_t* block = g.w + o * g.w_row_bytes + b * K::kBytes;
       const uint8_t* packed = block + 4;
       int32_t sc[8];
       int32_t mn[8];
@@ -776,13 +813,14 @@ void DotQ4_KRowsScalarFrame(const QuantDotArgs& g) {
         for (int64_t r = 0; r < n_a; ++r) lo_sum[r] = hi_sum[r] = hn::Zero(d32);
 #endif
         for (int64_t p = 0; p < 32; p += n) {
-          const auto v = hn::LoadU(du8, block + 16 + 32 * j + p);
-          const auto lo = hn::And(v, mask);
-          const auto hi = hn::ShiftRight<4>(v);
+          const auto v = hn::LoadU(du8, block + K::kQs + 32 * j + p);
+          auto lo = hn::And(v, mask);
+          auto hi = hn::ShiftRight<4>(v);
+          FifthBits<kFive>(du8, block + K::kQh + p, j, lo, hi);
           for (int64_t r = 0; r < n_a; ++r) {
             const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j + p;
 #ifdef TRIT_X86
-            // Pairs (<= 2 * 15 * 127) times the 6-bit scale, summed in int32.
+            // Pairs (<= 2 * 31 * 127) times the 6-bit scale, summed in int32.
             total[r] = total[r] + MulPairsI16(MulPairsU8I8(lo, hn::LoadU(d8, a)), sc16_lo) +
                        MulPairsI16(MulPairsU8I8(hi, hn::LoadU(d8, a + 32)), sc16_hi);
 #else
@@ -822,9 +860,10 @@ HWY_INLINE void UnpackScalesK4(const uint8_t* packed, uint8_t* sc, uint8_t* mn) 
   std::memcpy(mn, words + 2, 8);
 }
 
-template <int64_t kRows>
+template <int64_t kRows, bool kFive>
 void DotQ4_KRows(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
+  using K = KBlock<kFive>;
   // 8 blocks at a time, like QuantRows: per block and row the 8 sub-block
   // sums (one VNNI/maddubs step each, reduced by horizontal adds) times the
   // scales give A's 8 terms, the activation sums per 32 times the mins B's;
@@ -850,7 +889,7 @@ void DotQ4_KRows(const QuantDotArgs& g) {
       V32 pb[kRowTile][kGroup];
       auto one_block = [&](int64_t i) {
         const int64_t b = b0 + i;
-        const uint8_t* block = w + b * 144;
+        const uint8_t* block = w + b * K::kBytes;
         std::memcpy(&d_bits[i], block, 2);
         std::memcpy(&dmin_bits[i], block + 2, 2);
         HWY_ALIGN uint8_t sc[8];
@@ -860,9 +899,10 @@ void DotQ4_KRows(const QuantDotArgs& g) {
         const V32 mnv = hn::PromoteTo(d32, hn::Load(du8_32, mn));
         V32 sub[kRowTile][8];
         for (int64_t j = 0; j < 4; ++j) {
-          const auto v = hn::LoadU(du8, block + 16 + 32 * j);
-          const auto lo = hn::And(v, mask);
-          const auto hi = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(D16(), v))), mask);
+          const auto v = hn::LoadU(du8, block + K::kQs + 32 * j);
+          auto lo = hn::And(v, mask);
+          auto hi = hn::And(hn::BitCast(du8, hn::ShiftRight<4>(hn::BitCast(D16(), v))), mask);
+          FifthBits<kFive>(du8, block + K::kQh, j, lo, hi);
           for (int64_t r = 0; r < n_a; ++r) {
             const int8_t* a = g.a + r * g.a_stride + b * 256 + 64 * j;
             sub[r][2 * j] = MulAddU8I8(lo, hn::LoadU(d8, a), hn::Zero(d32));
@@ -903,7 +943,85 @@ void DotQ4_KRows(const QuantDotArgs& g) {
     for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
   }
 #else
-  DotQ4_KRowsScalarFrame<kRows>(g);
+  DotQ4_KRowsScalarFrame<kRows, kFive>(g);
+#endif
+}
+
+// Q6_K (210 bytes: ql[128], qh[64], scales[16] int8, d): 16 sub-blocks of
+// 16, x = d sc (q - 32), q in 0..63. Per half h (128 elements) with
+// ql = ql[64h..] and qh = qh[32h..], element 128h + 32i + l (i < 4, l < 32)
+// has low bits (ql[l + 32 (i & 1)] >> 4 (i >> 1)) & 15, high bits
+// (qh[l] >> 2i) & 3, and scale sc[8h + 2i + l / 16]. One term per block:
+// isum = sum_s sc_s (sum q a - 32 sum a), the activation sums per 16 (s) in
+// a_sum16.
+template <int64_t kRows>
+void DotQ6_KRows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D32 d32;
+  const int64_t sums_stride = g.a_stride / 16;
+#ifdef TRIT_X86_256
+  auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m3 = _mm256_set1_epi8(3);
+  // Byte shuffles of 8 int16 scales (in both 128-bit halves): the low half's
+  // words all scale 2i, the high half's all 2i + 1 (elements l < 16, >= 16).
+  __m256i pick[4];
+  for (int i = 0; i < 4; ++i) {
+    pick[i] = _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(((4 * i + 3) << 8) | (4 * i + 2))),
+                               _mm_set1_epi16(static_cast<int16_t>(((4 * i + 1) << 8) | (4 * i))));
+  }
+  QuantRows<kRows, -1>(g, 210, 208, [&](const uint8_t* block, int64_t b, V32* v) {
+    const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block + 192));
+    const __m256i sc16 = _mm256_cvtepi8_epi16(sc8);  // sc[0..7] | sc[8..15]
+    V32 acc[kRowTile];
+    for (int64_t r = 0; r < n_a; ++r) acc[r] = hn::Zero(d32);
+    for (int h = 0; h < 2; ++h) {
+      const __m256i sch = h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00) : _mm256_permute2x128_si256(sc16, sc16, 0x11);
+      const __m256i ql0 = load(block + 64 * h), ql1 = load(block + 64 * h + 32), qh = load(block + 128 + 32 * h);
+      auto high = [&](int shift) { return _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, shift), m3), 4); };
+      const __m256i q[4] = {
+          _mm256_or_si256(_mm256_and_si256(ql0, m4), high(0)),
+          _mm256_or_si256(_mm256_and_si256(ql1, m4), high(2)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4), high(4)),
+          _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4), high(6)),
+      };
+      for (int i = 0; i < 4; ++i) {
+        const __m256i scale = _mm256_shuffle_epi8(sch, pick[i]);
+        for (int64_t r = 0; r < n_a; ++r) {
+          const int8_t* a = g.a + r * g.a_stride + b * 256 + 128 * h + 32 * i;
+          // Pairs <= 2 * 63 * 127 < 32768, then times the scale in int32.
+          const __m256i pairs = _mm256_maddubs_epi16(q[i], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a)));
+          acc[r] = acc[r] + V32{_mm256_madd_epi16(pairs, scale)};
+        }
+      }
+    }
+    const V32 sc_lo{_mm256_cvtepi8_epi32(sc8)}, sc_hi{_mm256_cvtepi8_epi32(_mm_srli_si128(sc8, 8))};
+    for (int64_t r = 0; r < n_a; ++r) {
+      const int32_t* sums = g.a_sum16 + r * sums_stride + b * 16;
+      v[r] = acc[r] - hn::ShiftLeft<5>(sc_lo * hn::LoadU(d32, sums) + sc_hi * hn::LoadU(d32, sums + 8));
+    }
+  });
+#else
+  QuantRows<kRows, -1>(g, 210, 208, [&](const uint8_t* block, int64_t b, V32* v) {
+    HWY_ALIGN uint8_t q[256];
+    for (int64_t h = 0; h < 2; ++h) {
+      const uint8_t* ql = block + 64 * h;
+      const uint8_t* qh = block + 128 + 32 * h;
+      for (int64_t i = 0; i < 4; ++i) {
+        for (int64_t l = 0; l < 32; ++l) {
+          q[128 * h + 32 * i + l] = static_cast<uint8_t>(((ql[l + 32 * (i & 1)] >> (4 * (i >> 1))) & 15) |
+                                                         (((qh[l] >> (2 * i)) & 3) << 4));
+        }
+      }
+    }
+    const int8_t* sc = reinterpret_cast<const int8_t*>(block + 192);
+    for (int64_t r = 0; r < n_a; ++r) {
+      const int8_t* a = g.a + r * g.a_stride + b * 256;
+      const int32_t* sums = g.a_sum16 + r * sums_stride + b * 16;
+      int32_t total = 0;
+      for (int64_t s = 0; s < 16; ++s) total += sc[s] * (Dot16U8I8(q + 16 * s, a + 16 * s) - 32 * sums[s]);
+      v[r] = hn::IfThenElseZero(hn::FirstN(d32, 1), hn::Set(d32, total));
+    }
+  });
 #endif
 }
 
@@ -952,6 +1070,7 @@ HWY_INLINE void FromRowGroups(const QuantDotArgs& g, quant::GgmlType type) {
       part.a_scale = g.a_scale + r * g.n_blocks;
       part.a_sum = g.a_sum + r * g.n_blocks;
       part.a_sum32 = g.a_sum32 + r * (g.a_stride / 32);
+      part.a_sum16 = g.a_sum16 + r * (g.a_stride / 16);
       kRowKernel(part);
     }
   }
@@ -1083,7 +1202,13 @@ void DotQ5_1Kernel(const QuantDotArgs& g) {
 }
 
 void DotQ4_KRowLayout(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ4_KRows<1>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile>(g) : DotQ4_KRows<0>(g);
+  g.n_a == 1 ? DotQ4_KRows<1, false>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile, false>(g) : DotQ4_KRows<0, false>(g);
+}
+void DotQ5_KKernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ4_KRows<1, true>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile, true>(g) : DotQ4_KRows<0, true>(g);
+}
+void DotQ6_KKernel(const QuantDotArgs& g) {
+  g.n_a == 1 ? DotQ6_KRows<1>(g) : g.n_a == kRowTile ? DotQ6_KRows<kRowTile>(g) : DotQ6_KRows<0>(g);
 }
 
 void DotQ4_KKernel(const QuantDotArgs& g) {
@@ -1213,6 +1338,8 @@ HWY_EXPORT(DotQ4_1Kernel);
 HWY_EXPORT(DotQ5_0Kernel);
 HWY_EXPORT(DotQ5_1Kernel);
 HWY_EXPORT(DotQ4_KKernel);
+HWY_EXPORT(DotQ5_KKernel);
+HWY_EXPORT(DotQ6_KKernel);
 HWY_EXPORT(DotF32Kernel);
 HWY_EXPORT(DotF16Kernel);
 HWY_EXPORT(DotBF16Kernel);
@@ -1226,6 +1353,8 @@ void DotQ4_1(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_1Kernel)(arg
 void DotQ5_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_0Kernel)(args); }
 void DotQ5_1(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_1Kernel)(args); }
 void DotQ4_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_KKernel)(args); }
+void DotQ5_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_KKernel)(args); }
+void DotQ6_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ6_KKernel)(args); }
 void DotF32(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF32Kernel)(args); }
 void DotF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF16Kernel)(args); }
 void DotBF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotBF16Kernel)(args); }

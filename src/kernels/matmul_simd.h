@@ -11,7 +11,9 @@
 //     in increasing b (8 blocks at a time, lane b % 8 of a float vector),
 //     and the 8 lanes summed in dot.h's fixed tree (Q4_K:
 //     acc[b % 8] += (d * d_a) * A_b - (dmin * d_a) * B_b, A_b = sum over
-//     sub-blocks of scale * isum, B_b = sum of min * activation sums);
+//     sub-blocks of scale * isum, B_b = sum of min * activation sums; Q5_K
+//     the same; Q6_K one term, isum = sum over sub-blocks of scale * (sum q a
+//     - 32 * activation sum));
 //   float types (f32, f16, bf16): dot.h's order exactly (element k into lane
 //     k % 8, lanes summed in the fixed tree), so they equal the reference
 //     MatMul bit for bit.
@@ -36,7 +38,8 @@ struct QuantDotArgs {
   const int8_t* a = nullptr;         // (n_a, a_stride) activations quantized per row (activation_quant.h)
   const float* a_scale = nullptr;    // (n_a, n_blocks) activation block scales
   const int32_t* a_sum = nullptr;    // (n_a, n_blocks) activation block sums of q
-  const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K)
+  const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K, Q5_K)
+  const int32_t* a_sum16 = nullptr;  // (n_a, a_stride / 16) sums of q per 16 elements (Q6_K)
   int64_t a_stride = 0;              // elements between activation rows (= row length)
   int64_t n_a = 0;                   // 1..kRowTile (1..kGroupRowTile with row_groups)
   float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
@@ -68,6 +71,8 @@ void DotQ4_1(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ5_0(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ5_1(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ4_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
+void DotQ5_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
+void DotQ6_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum16
 void DotF32(const FloatDotArgs& args);
 void DotF16(const FloatDotArgs& args);
 void DotBF16(const FloatDotArgs& args);

@@ -123,21 +123,30 @@ TEST_P(OptimizedMatMulTest, RowsIndependentOfBatchAndThreads) {
 INSTANTIATE_TEST_SUITE_P(Types, OptimizedMatMulTest,
                          ::testing::Values(GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kQ4_0, GgmlType::kQ8_0,
                                            GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ4_K,
-                                           GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
+                                           GgmlType::kQ5_K, GgmlType::kQ6_K, GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
                          [](const ::testing::TestParamInfo<GgmlType>& info) {
                            return std::string(quant::GetType(info.param).name);
                          });
 
 TEST(OptimizedMatMul, TypesWithoutAKernelRunTheReference) {
-  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ6_K);
+  // Q3_K has no quantizer here: random blocks, each with a sane scale d
+  // (its last two bytes, f16 0.01).
+  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ3_K);
   ASSERT_FALSE(HasOptimizedMatMul(t.type));
   std::mt19937_64 rng(FreshSeed());
-  Weights w = RandomWeights(t, 512, 9, rng);
+  const uint64_t row_bytes = 2 * t.type_size;  // 512 columns
+  std::vector<uint8_t> bytes(9 * row_bytes);
+  for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
+  for (size_t i = t.type_size - 2; i < bytes.size(); i += t.type_size) {
+    bytes[i] = 0x1F;
+    bytes[i + 1] = 0x21;
+  }
+  const Matrix w{&t, bytes.data(), 512, 9, row_bytes};
   const std::vector<float> x = RandomActivations(3 * 512, rng);
   ThreadPool pool(2);
   std::vector<float> ref(27), y(27);
-  MatMul(w.m, x.data(), 3, ref.data(), pool);
-  MatMulOptimized(w.m, x.data(), 3, y.data(), pool);
+  MatMul(w, x.data(), 3, ref.data(), pool);
+  MatMulOptimized(w, x.data(), 3, y.data(), pool);
   EXPECT_TRUE(SameBits(y, ref));
 }
 
@@ -217,6 +226,7 @@ TEST(ActivationQuant, EveryTargetMatchesTheScalarDefinition) {
       EXPECT_EQ(got.q, want.q) << TargetName(target) << " block " << block;
       EXPECT_EQ(got.sum, want.sum) << TargetName(target) << " block " << block;
       EXPECT_EQ(got.sum32, want.sum32) << TargetName(target) << " block " << block;
+      EXPECT_EQ(got.sum16, want.sum16) << TargetName(target) << " block " << block;
       EXPECT_TRUE(std::equal(got.scale.begin(), got.scale.end(), want.scale.begin(), want.scale.end(),
                              [](float a, float b) { return std::memcmp(&a, &b, 4) == 0; }))
           << TargetName(target) << " block " << block;
