@@ -247,9 +247,16 @@ class ServerTest(unittest.TestCase):
         status, _, _ = raw_request(self.server.port, "GET", "/health", headers={"Authorization": ""})
         self.assertEqual(status, 200)
         self.chat(max_tokens=3)
-        status, headers, data = raw_request(self.server.port, "GET", "/metrics", headers={"Authorization": ""})
-        self.assertEqual(status, 200)
-        text = data.decode()
+        # A slot is released just after its last bytes are sent, so the
+        # gauge may read 1 for a moment after the reply: poll (bounded).
+        deadline = time.monotonic() + 5.0
+        while True:
+            status, headers, data = raw_request(self.server.port, "GET", "/metrics", headers={"Authorization": ""})
+            self.assertEqual(status, 200)
+            text = data.decode()
+            if "trit_active_slots 0" in text or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         for name in ("trit_requests_total{endpoint=\"/v1/chat/completions\",status=\"200\"}",
                      "trit_prompt_tokens_total", "trit_generated_tokens_total",
                      "trit_time_to_first_token_seconds_bucket", "trit_token_latency_seconds_count",
