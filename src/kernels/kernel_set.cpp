@@ -1,7 +1,10 @@
 #include "kernels/kernel_set.h"
 
+#include "kernels/activation.h"
 #include "kernels/attention_optimized.h"
+#include "kernels/elementwise_optimized.h"
 #include "kernels/matmul_optimized.h"
+#include "kernels/norm.h"
 
 namespace trit::kernels {
 
@@ -21,8 +24,9 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 
 const Ops& OpsFor(KernelSet set) {
   using AttendFn = void (*)(const KvView&, int64_t, int64_t, const float*, int64_t, const AttendOptions&, float*);
-  static const Ops kReference{&MatMul, &MatMulMany, static_cast<AttendFn>(&AttendHead)};
-  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadOptimized};
+  static const Ops kReference{&MatMul, &MatMulMany, static_cast<AttendFn>(&AttendHead), &RmsNorm, &SwiGlu, &GeGlu};
+  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadOptimized,
+                              &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 

@@ -29,6 +29,10 @@ struct Ops {
   // One query head over the KV cache (attention.h's AttendHead).
   void (*attend)(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                  const AttendOptions& options, float* out) = nullptr;
+  // norm.h's RmsNorm, activation.h's SwiGlu and GeGlu (each row or element alone).
+  void (*rms_norm)(const float* x, const float* weight, int64_t n, float eps, float* out) = nullptr;
+  void (*swiglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
+  void (*geglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
 };
 
 const Ops& OpsFor(KernelSet set);

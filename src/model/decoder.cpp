@@ -121,9 +121,9 @@ void ApplyScale(const float* scale, int64_t n, float* y) {
 }
 
 // Each of the n_rows rows of x (n_rows, n) := rmsnorm(row) * weight, when weight is present.
-void NormRows(const float* weight, int64_t n_rows, int64_t n, float eps, float* x) {
+void NormRows(const kernels::Ops& ops, const float* weight, int64_t n_rows, int64_t n, float eps, float* x) {
   if (weight == nullptr) return;
-  for (int64_t r = 0; r < n_rows; ++r) kernels::RmsNorm(x + r * n, weight, n, eps, x + r * n);
+  for (int64_t r = 0; r < n_rows; ++r) ops.rms_norm(x + r * n, weight, n, eps, x + r * n);
 }
 
 }  // namespace
@@ -138,7 +138,7 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   std::vector<float> k(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
   std::vector<float> v(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
   for (int64_t r = 0; r < n; ++r) {
-    kernels::RmsNorm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
+    ops_.rms_norm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
   }
   const kernels::MatMulJob qkv[] = {{&l.wq, q.data()}, {&l.wk, k.data()}, {&l.wv, v.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(qkv), hn.data(), n, pool);
@@ -157,10 +157,10 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
     float* kr = &k[r * h.kv_dim()];
     if (l.q_norm != nullptr) {
       for (int64_t hd = 0; hd < h.n_head; ++hd) {
-        kernels::RmsNorm(qr + hd * h.head_dim, l.q_norm, h.head_dim, h.rms_eps, qr + hd * h.head_dim);
+        ops_.rms_norm(qr + hd * h.head_dim, l.q_norm, h.head_dim, h.rms_eps, qr + hd * h.head_dim);
       }
       for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
-        kernels::RmsNorm(kr + hd * h.head_dim, l.k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
+        ops_.rms_norm(kr + hd * h.head_dim, l.k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
       }
     }
     kernels::RopeAngles(rope, batch.positions[r], cos.data(), sin.data());
@@ -186,11 +186,11 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
                   attend, &attn[r * h.q_dim() + hd * h.head_dim]);
     }
   });
-  NormRows(l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());
+  NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());
   std::vector<float> out(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
   ops_.matmul(l.wo, attn.data(), n, out.data(), pool);
   ApplyScale(l.wo_scale, n * h.n_embd, out.data());
-  NormRows(l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data());
+  NormRows(ops_, l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data());
   kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
 }
 
@@ -201,20 +201,20 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vec
   std::vector<float> gate(static_cast<size_t>(n * h.n_ff));  // (n, n_ff)
   std::vector<float> up(static_cast<size_t>(n * h.n_ff));    // (n, n_ff)
   for (int64_t r = 0; r < n; ++r) {
-    kernels::RmsNorm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
+    ops_.rms_norm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
   }
   const kernels::MatMulJob gate_up[] = {{&l.gate, gate.data()}, {&l.up, up.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(gate_up), hn.data(), n, pool);
   ApplyScale(l.gate_scale, n * h.n_ff, gate.data());
   ApplyScale(l.up_scale, n * h.n_ff, up.data());
   switch (options_.ffn_activation) {
-    case FfnActivation::kSilu: kernels::SwiGlu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
-    case FfnActivation::kGelu: kernels::GeGlu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
+    case FfnActivation::kSilu: ops_.swiglu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
+    case FfnActivation::kGelu: ops_.geglu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
   }
-  NormRows(l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data());
+  NormRows(ops_, l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data());
   ops_.matmul(l.down, gate.data(), n, hn.data(), pool);
   ApplyScale(l.down_scale, n * h.n_embd, hn.data());
-  NormRows(l.ffn_post_norm, n, h.n_embd, h.rms_eps, hn.data());
+  NormRows(ops_, l.ffn_post_norm, n, h.n_embd, h.rms_eps, hn.data());
   kernels::Add(x.data(), hn.data(), n * h.n_embd, x.data());
 }
 
@@ -239,7 +239,7 @@ void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool
   for (int64_t i = 0; i < n_out; ++i) {
     const int32_t r = batch.logit_rows[i];
     TRIT_CHECK(r >= 0 && r < n);
-    kernels::RmsNorm(&x[r * h.n_embd], weights_.output_norm, h.n_embd, h.rms_eps, &hn[i * h.n_embd]);
+    ops_.rms_norm(&x[r * h.n_embd], weights_.output_norm, h.n_embd, h.rms_eps, &hn[i * h.n_embd]);
   }
   ops_.matmul(weights_.output, hn.data(), n_out, logits, pool);
   if (h.final_softcap > 0.0f) kernels::SoftCapRow(logits, n_out * h.n_vocab, h.final_softcap);

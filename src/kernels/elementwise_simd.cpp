@@ -1,0 +1,135 @@
+// Highway code of elementwise_optimized.h (see there for the arithmetic and
+// why every target gives the same bits).
+#include <cmath>
+
+#include "kernels/elementwise_optimized.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/elementwise_simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace trit::kernels {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::CappedTag<float, 8>;
+using VF = hn::VFromD<DF>;
+
+// e^x lane by lane, every step one rounding (Cody-Waite reduction by ln 2,
+// Cephes' expf polynomial). The clamp keeps 2^n a normal float.
+HWY_INLINE VF Exp(VF x) {
+  const DF df;
+  const hn::RebindToSigned<DF> di;
+  x = hn::Min(hn::Max(x, hn::Set(df, -87.0f)), hn::Set(df, 88.0f));
+  const VF n = hn::Round(x * hn::Set(df, 1.44269504088896341f));
+  // ln 2 = kLn2Hi + kLn2Lo, kLn2Hi with 9 significant bits: n * kLn2Hi is exact.
+  const VF r = (x - n * hn::Set(df, 0.693359375f)) - n * hn::Set(df, -2.12194440e-4f);
+  VF p = hn::Set(df, 1.9875691500e-4f);
+  p = p * r + hn::Set(df, 1.3981999507e-3f);
+  p = p * r + hn::Set(df, 8.3334519073e-3f);
+  p = p * r + hn::Set(df, 4.1665795894e-2f);
+  p = p * r + hn::Set(df, 1.6666665459e-1f);
+  p = p * r + hn::Set(df, 5.0000001201e-1f);
+  const VF e = (p * (r * r) + r) + hn::Set(df, 1.0f);
+  const auto two_n = hn::BitCast(df, hn::ShiftLeft<23>(hn::ConvertTo(di, n) + hn::Set(di, 127)));
+  return e * two_n;
+}
+
+HWY_INLINE VF SiluOf(VF g) {
+  const DF df;
+  return g / (hn::Set(df, 1.0f) + Exp(hn::Neg(g)));
+}
+
+HWY_INLINE VF GeluOf(VF g) {
+  const DF df;
+  const VF one = hn::Set(df, 1.0f);
+  const VF u = (hn::Set(df, 0.79788456080286535588f) * g) * (one + (hn::Set(df, 0.044715f) * g) * g);
+  const VF tanh_u = one - hn::Set(df, 2.0f) / (one + Exp(u + u));
+  return (hn::Set(df, 0.5f) * g) * (one + tanh_u);
+}
+
+// out[i] = act(gate[i]) * up[i]; the tail through a padded vector (the same
+// lane arithmetic).
+template <class Act>
+HWY_INLINE void Glu(const float* gate, const float* up, int64_t n, float* out, const Act& act) {
+  const DF df;
+  const int64_t l = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + l <= n; i += l) hn::StoreU(act(hn::LoadU(df, gate + i)) * hn::LoadU(df, up + i), df, out + i);
+  if (i < n) {
+    HWY_ALIGN float g[8] = {}, u[8] = {}, o[8];
+    for (int64_t j = 0; i + j < n; ++j) g[j] = gate[i + j], u[j] = up[i + j];
+    hn::Store(act(hn::Load(df, g)) * hn::Load(df, u), df, o);
+    for (int64_t j = 0; i + j < n; ++j) out[i + j] = o[j];
+  }
+}
+
+void SwiGluKernel(const float* gate, const float* up, int64_t n, float* out) {
+  Glu(gate, up, n, out, [](VF g) { return SiluOf(g); });
+}
+
+void GeGluKernel(const float* gate, const float* up, int64_t n, float* out) {
+  Glu(gate, up, n, out, [](VF g) { return GeluOf(g); });
+}
+
+void RmsNormKernel(const float* x, const float* weight, int64_t n, float eps, float* out) {
+  // 8 double lanes (lane k % 8) as whole vectors of up to 4 doubles.
+  const hn::CappedTag<double, 4> dd;
+  const hn::Rebind<float, decltype(dd)> dh;
+  using VD = hn::VFromD<decltype(dd)>;
+  constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(dd));
+  constexpr int64_t kG = 8 / kL;
+  VD acc[kG];
+  for (int64_t g = 0; g < kG; ++g) acc[g] = hn::Zero(dd);
+  const int64_t n8 = n - n % 8;
+  for (int64_t k = 0; k < n8; k += 8) {
+    for (int64_t g = 0; g < kG; ++g) {
+      const auto v = hn::LoadU(dh, x + k + g * kL);
+      acc[g] = acc[g] + hn::PromoteTo(dd, v * v);
+    }
+  }
+  HWY_ALIGN double lanes[8];
+  for (int64_t g = 0; g < kG; ++g) hn::Store(acc[g], dd, lanes + g * kL);
+  for (int64_t j = 0; n8 + j < n; ++j) lanes[j] += static_cast<double>(x[n8 + j] * x[n8 + j]);
+  const double sum = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+  const float mean = static_cast<float>(sum / static_cast<double>(n));
+  const float scale = 1.0f / std::sqrt(mean + eps);
+  const DF df;
+  const int64_t l = static_cast<int64_t>(hn::Lanes(df));
+  const VF s = hn::Set(df, scale);
+  int64_t i = 0;
+  for (; i + l <= n; i += l) {
+    const VF v = hn::LoadU(df, x + i) * s;
+    hn::StoreU(weight != nullptr ? v * hn::LoadU(df, weight + i) : v, df, out + i);
+  }
+  for (; i < n; ++i) {
+    const float v = x[i] * scale;
+    out[i] = weight != nullptr ? v * weight[i] : v;
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace trit::kernels
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace trit::kernels {
+
+HWY_EXPORT(SwiGluKernel);
+HWY_EXPORT(GeGluKernel);
+HWY_EXPORT(RmsNormKernel);
+
+void RmsNormOptimized(const float* x, const float* weight, int64_t n, float eps, float* out) {
+  HWY_DYNAMIC_DISPATCH(RmsNormKernel)(x, weight, n, eps, out);
+}
+void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(SwiGluKernel)(gate, up, n, out);
+}
+void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(GeGluKernel)(gate, up, n, out);
+}
+
+}  // namespace trit::kernels
+#endif  // HWY_ONCE
