@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "base/half.h"
@@ -1028,11 +1029,21 @@ void DotQ6_KRows(const QuantDotArgs& g) {
 // The exported kernels: one row (decode) and full tiles (batches) compiled
 // with the row count known, a last partial tile with it read at run time.
 // All do the same arithmetic per row.
+template <class Rows>
+HWY_INLINE void ByRowCount(int64_t n_a, const Rows& rows) {
+  if (n_a == 1) {
+    rows(std::integral_constant<int64_t, 1>());
+  } else if (n_a == kRowTile) {
+    rows(std::integral_constant<int64_t, kRowTile>());
+  } else {
+    rows(std::integral_constant<int64_t, 0>());
+  }
+}
 void DotTQ2_0Kernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotTQ2_0Rows<1>(g) : g.n_a == kRowTile ? DotTQ2_0Rows<kRowTile>(g) : DotTQ2_0Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotTQ2_0Rows<decltype(rows)::value>(g); });
 }
 void DotTQ1_0Kernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotTQ1_0Rows<1>(g) : g.n_a == kRowTile ? DotTQ1_0Rows<kRowTile>(g) : DotTQ1_0Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotTQ1_0Rows<decltype(rows)::value>(g); });
 }
 // Row layout: batches of 32-element formats go 8 weight rows at a time where
 // there is a transposing kernel (x86), the rest of the rows one at a time.
@@ -1077,10 +1088,10 @@ HWY_INLINE void FromRowGroups(const QuantDotArgs& g, quant::GgmlType type) {
 }
 
 void DotQ4_0RowLayout(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ4_0Rows<1>(g) : g.n_a == kRowTile ? DotQ4_0Rows<kRowTile>(g) : DotQ4_0Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ4_0Rows<decltype(rows)::value>(g); });
 }
 void DotQ8_0RowLayout(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ8_0Rows<1>(g) : g.n_a == kRowTile ? DotQ8_0Rows<kRowTile>(g) : DotQ8_0Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ8_0Rows<decltype(rows)::value>(g); });
 }
 
 void DotQ4_0Kernel(const QuantDotArgs& g) {
@@ -1192,23 +1203,23 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
 #endif
 
 void DotQ4_1Kernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ4_1Rows<1>(g) : g.n_a == kRowTile ? DotQ4_1Rows<kRowTile>(g) : DotQ4_1Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ4_1Rows<decltype(rows)::value>(g); });
 }
 void DotQ5_0Kernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ5_0Rows<1>(g) : g.n_a == kRowTile ? DotQ5_0Rows<kRowTile>(g) : DotQ5_0Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ5_0Rows<decltype(rows)::value>(g); });
 }
 void DotQ5_1Kernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ5_1Rows<1>(g) : g.n_a == kRowTile ? DotQ5_1Rows<kRowTile>(g) : DotQ5_1Rows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ5_1Rows<decltype(rows)::value>(g); });
 }
 
 void DotQ4_KRowLayout(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ4_KRows<1, false>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile, false>(g) : DotQ4_KRows<0, false>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ4_KRows<decltype(rows)::value, false>(g); });
 }
 void DotQ5_KKernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ4_KRows<1, true>(g) : g.n_a == kRowTile ? DotQ4_KRows<kRowTile, true>(g) : DotQ4_KRows<0, true>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ4_KRows<decltype(rows)::value, true>(g); });
 }
 void DotQ6_KKernel(const QuantDotArgs& g) {
-  g.n_a == 1 ? DotQ6_KRows<1>(g) : g.n_a == kRowTile ? DotQ6_KRows<kRowTile>(g) : DotQ6_KRows<0>(g);
+  ByRowCount(g.n_a, [&](auto rows) { DotQ6_KRows<decltype(rows)::value>(g); });
 }
 
 void DotQ4_KKernel(const QuantDotArgs& g) {
@@ -1286,8 +1297,7 @@ HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const Load& load, const Scal
 
 template <class Load, class Scalar>
 HWY_INLINE void FloatRows(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
-  g.n_a == 1 ? FloatRowsAll<1>(g, load, scalar)
-             : g.n_a == kRowTile ? FloatRowsAll<kRowTile>(g, load, scalar) : FloatRowsAll<0>(g, load, scalar);
+  ByRowCount(g.n_a, [&](auto rows) { FloatRowsAll<decltype(rows)::value>(g, load, scalar); });
 }
 
 void DotF32Kernel(const FloatDotArgs& g) {
