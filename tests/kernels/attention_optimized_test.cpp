@@ -28,7 +28,7 @@ TEST(AttendHeadOptimized, SameBitsAsTheReferenceOnEveryTarget) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (KvType type : {KvType::kF16, KvType::kF32}) {
-    for (int64_t head_dim : {64, 20, 7}) {
+    for (int64_t head_dim : {64, 20, 7, 136}) {  // 136: more vectors than the optimized kernel holds at once
       const int64_t n_head_kv = 3, n_pos = 77, stride = n_head_kv * head_dim;
       const size_t bytes = static_cast<size_t>(n_pos * stride) * (type == KvType::kF32 ? 4 : 2);
       std::vector<uint8_t> k(bytes), v(bytes);
