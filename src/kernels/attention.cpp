@@ -9,6 +9,7 @@
 #include "base/half.h"
 #include "kernels/activation.h"
 #include "kernels/dot.h"
+#include "kernels/exp_fixed.h"
 
 namespace trit::kernels {
 namespace {
@@ -63,11 +64,11 @@ void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
       chunk_max = std::max(chunk_max, s);
     }
     const float new_max = std::max(running_max, chunk_max);
-    const float correction = std::exp(running_max - new_max);  // 0 on the first chunk
+    const float correction = ExpFixed(running_max - new_max);  // ~0 (1.6e-38) on the first chunk
     running_sum *= correction;
     for (float& a : acc) a *= correction;
     for (int64_t j = j0; j < n; ++j) {
-      const float p = std::exp(scores[j] - new_max);
+      const float p = ExpFixed(scores[j] - new_max);
       running_sum += p;
       LoadRow(kv.type, kv.v, (c0 + j) * kv.row_stride + kv_head * head_dim, head_dim, row.data());
       for (int64_t d = 0; d < head_dim; ++d) acc[static_cast<size_t>(d)] += p * row[static_cast<size_t>(d)];
@@ -76,6 +77,11 @@ void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
   }
   const float inv = 1.0f / running_sum;
   for (int64_t d = 0; d < head_dim; ++d) out[d] = acc[static_cast<size_t>(d)] * inv;
+}
+
+void AttendHeads(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
+                 const AttendOptions& options, float* out) {
+  for (int64_t h = 0; h < n_q; ++h) AttendHead(kv, kv_head, head_dim, q + h * head_dim, n_keys, options, out + h * head_dim);
 }
 
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,

@@ -44,6 +44,10 @@ struct AttendOptions {
 // max(0, n_keys - window) with a window, else 0. n_keys >= 1.
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                 const AttendOptions& options, float* out);
+// AttendHead for the n_q query heads q (n_q, head_dim) that share KV head
+// kv_head (grouped-query attention), into out (n_q, head_dim).
+void AttendHeads(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
+                 const AttendOptions& options, float* out);
 // The plain case: every key, score = (q . k) * scale.
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                 float scale, float* out);

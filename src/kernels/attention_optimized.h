@@ -14,5 +14,10 @@ namespace trit::kernels {
 
 void AttendHeadOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                          const AttendOptions& options, float* out);
+// attention.h's AttendHeads: the n_q query heads sharing KV head kv_head,
+// each key and value row widened once for all of them; every head's bits
+// are those of AttendHead alone.
+void AttendHeadsOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q,
+                          int64_t n_keys, const AttendOptions& options, float* out);
 
 }  // namespace trit::kernels

@@ -17,6 +17,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/exp_fixed-inl.h"
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 false positives on vectorized copies
 HWY_BEFORE_NAMESPACE();
@@ -50,120 +52,162 @@ HWY_INLINE float LoadCacheScalar(const void* base, int64_t offset) {
   }
 }
 
-// Dot(q, key) in dot.h's order (element k into lane k % 8, then DotReduce)
-// for kKeys keys at once: independent chains, each key's arithmetic the
-// same as alone (one key's chain of adds was the bound, not the ports).
-template <KvType kType, int64_t kKeys>
-HWY_INLINE void KeyDots(const void* base, const int64_t* offsets, const float* q, int64_t n, float* out) {
+// Dot(q_h, key) in dot.h's order (element k into lane k % 8, then
+// DotReduce) for kH query heads at once (q_h = q + h * head_dim): each key
+// vector is widened once for all of them, and the kH chains run side by
+// side; each head's arithmetic is the same as alone.
+template <KvType kType, int64_t kH>
+HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* q, int64_t head_dim, float* out) {
   const DF df;
   constexpr int64_t kG = kDotLanes / kL;
-  VF acc[kKeys][kG];
-  for (int64_t t = 0; t < kKeys; ++t) {
-    for (int64_t i = 0; i < kG; ++i) acc[t][i] = hn::Zero(df);
+  VF acc[kH][kG];
+  for (int64_t h = 0; h < kH; ++h) {
+    for (int64_t i = 0; i < kG; ++i) acc[h][i] = hn::Zero(df);
   }
-  const int64_t n8 = n - n % kDotLanes;
+  const int64_t n8 = head_dim - head_dim % kDotLanes;
   for (int64_t k = 0; k < n8; k += kDotLanes) {
     for (int64_t i = 0; i < kG; ++i) {
-      const VF qv = hn::LoadU(df, q + k + i * kL);
-      for (int64_t t = 0; t < kKeys; ++t) acc[t][i] = acc[t][i] + qv * LoadCache<kType>(base, offsets[t] + k + i * kL);
+      const VF key = LoadCache<kType>(k_base, offset + k + i * kL);
+      for (int64_t h = 0; h < kH; ++h) acc[h][i] = acc[h][i] + hn::LoadU(df, q + h * head_dim + k + i * kL) * key;
     }
   }
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kKeys == 4) {
-    if (n8 == n) {
-      // dot.h's tree for 4 keys in registers: hadd forms a0+a1, a2+a3 (one
+  if constexpr (kH % 4 == 0) {
+    if (n8 == head_dim) {
+      // dot.h's tree for 4 heads in registers: hadd forms a0+a1, a2+a3 (one
       // IEEE add each, as DotReduce's), the second hadd their sums, and the
       // two 128-bit halves add last: ((a0+a1)+(a2+a3))+((a4+a5)+(a6+a7)).
-      const __m256 h01 = _mm256_hadd_ps(acc[0][0].raw, acc[1][0].raw);
-      const __m256 h23 = _mm256_hadd_ps(acc[2][0].raw, acc[3][0].raw);
-      const __m256 h = _mm256_hadd_ps(h01, h23);
-      _mm_storeu_ps(out, _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1)));
+      for (int64_t h = 0; h < kH; h += 4) {
+        const __m256 h01 = _mm256_hadd_ps(acc[h][0].raw, acc[h + 1][0].raw);
+        const __m256 h23 = _mm256_hadd_ps(acc[h + 2][0].raw, acc[h + 3][0].raw);
+        const __m256 sum = _mm256_hadd_ps(h01, h23);
+        _mm_storeu_ps(out + h, _mm_add_ps(_mm256_castps256_ps128(sum), _mm256_extractf128_ps(sum, 1)));
+      }
       return;
     }
   }
 #endif
-  for (int64_t t = 0; t < kKeys; ++t) {
+  for (int64_t h = 0; h < kH; ++h) {
     HWY_ALIGN float lanes[kDotLanes] = {};
-    for (int64_t i = 0; i < kG; ++i) hn::Store(acc[t][i], df, lanes + i * kL);
-    for (int64_t j = 0; n8 + j < n; ++j) lanes[j] += q[n8 + j] * LoadCacheScalar<kType>(base, offsets[t] + n8 + j);
-    out[t] = DotReduce(lanes);
+    for (int64_t i = 0; i < kG; ++i) hn::Store(acc[h][i], df, lanes + i * kL);
+    for (int64_t j = 0; n8 + j < head_dim; ++j) {
+      lanes[j] += q[h * head_dim + n8 + j] * LoadCacheScalar<kType>(k_base, offset + n8 + j);
+    }
+    out[h] = DotReduce(lanes);
   }
 }
 
-// out[0..kN) vectors at a, times `correction`, plus probs[j] * value row j
-// (offsets[j] + d0), j in [j0, n): per element in increasing j, the
-// reference's order, with the kN vectors in registers meanwhile.
-template <KvType kType, int64_t kN>
-HWY_INLINE void AddValues(const void* v, const int64_t* offsets, const float* probs, int64_t j0, int64_t n,
-                          int64_t d0, float correction, float* a) {
+// For kH heads, the accumulator vector at d: times the head's correction,
+// then plus probs[h][j] * value row j, j in [j0, n): per element in
+// increasing j, the reference's order. Each value vector is widened once.
+template <KvType kType, int64_t kH>
+HWY_INLINE void HeadValues(const void* v_base, const int64_t* offsets, const float (*probs)[kKeyChunk + kL], int64_t j0,
+                           int64_t n, int64_t d, const float* correction, float* acc, int64_t head_dim) {
   const DF df;
-  VF av[kN];
-  for (int64_t i = 0; i < kN; ++i) av[i] = hn::LoadU(df, a + d0 + i * kL) * hn::Set(df, correction);
+  VF av[kH];
+  for (int64_t h = 0; h < kH; ++h) av[h] = hn::LoadU(df, acc + h * head_dim + d) * hn::Set(df, correction[h]);
   for (int64_t j = j0; j < n; ++j) {
-    const VF vp = hn::Set(df, probs[j]);
-    for (int64_t i = 0; i < kN; ++i) av[i] = av[i] + vp * LoadCache<kType>(v, offsets[j] + d0 + i * kL);
+    const VF value = LoadCache<kType>(v_base, offsets[j] + d);
+    for (int64_t h = 0; h < kH; ++h) av[h] = av[h] + hn::Set(df, probs[h][j]) * value;
   }
-  for (int64_t i = 0; i < kN; ++i) hn::StoreU(av[i], df, a + d0 + i * kL);
+  for (int64_t h = 0; h < kH; ++h) hn::StoreU(av[h], df, acc + h * head_dim + d);
 }
 
-// Vectors of the accumulator held in registers at once.
-constexpr int64_t kValueVectors = 8;
-
-template <KvType kType>
-void Attend(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
-            const AttendOptions& options, float* out) {
+// kH query heads of one KV head, each exactly as attention.cpp's AttendHead.
+template <KvType kType, int64_t kH>
+void AttendPass(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
+                const AttendOptions& options, float* out) {
   const int64_t first = options.window > 0 ? std::max<int64_t>(0, n_keys - options.window) : 0;
   const int64_t n_vec = head_dim - head_dim % kL;
-  std::vector<float> acc(static_cast<size_t>(head_dim), 0.0f);  // (head_dim)
-  float* a = acc.data();
-  float scores[kKeyChunk];
-  float probs[kKeyChunk];
+  thread_local std::vector<float> acc_buffer;
+  acc_buffer.assign(static_cast<size_t>(kH * head_dim), 0.0f);  // (kH, head_dim)
+  float* acc = acc_buffer.data();
+  const DF df;
+  float scores[kH][kKeyChunk + kL] = {};  // + kL: the last vector of a chunk may run past n
+  float probs[kH][kKeyChunk + kL];
   int64_t offsets[kKeyChunk];
-  float running_max = -std::numeric_limits<float>::infinity();
-  float running_sum = 0.0f;
+  float running_max[kH], running_sum[kH], correction[kH];
+  for (int64_t h = 0; h < kH; ++h) {
+    running_max[h] = -std::numeric_limits<float>::infinity();
+    running_sum[h] = 0.0f;
+  }
   for (int64_t c0 = first - first % kKeyChunk; c0 < n_keys; c0 += kKeyChunk) {
     const int64_t j0 = std::max<int64_t>(0, first - c0);
     const int64_t n = std::min(kKeyChunk, n_keys - c0);
-    for (int64_t j = j0; j < n; ++j) offsets[j] = (c0 + j) * kv.row_stride + kv_head * head_dim;
-    int64_t j = j0;
-    for (; j + 4 <= n; j += 4) KeyDots<kType, 4>(kv.k, offsets + j, q, head_dim, scores + j);
-    for (; j < n; ++j) KeyDots<kType, 1>(kv.k, offsets + j, q, head_dim, scores + j);
-    float chunk_max = -std::numeric_limits<float>::infinity();
-    for (j = j0; j < n; ++j) {
-      float s = scores[j] * options.scale;
-      if (options.softcap > 0.0f) s = SoftCap(s, options.softcap);
-      scores[j] = s;
-      chunk_max = std::max(chunk_max, s);
+    for (int64_t j = j0; j < n; ++j) {
+      offsets[j] = (c0 + j) * kv.row_stride + kv_head * head_dim;
+      float dots[kH];
+      HeadDots<kType, kH>(kv.k, offsets[j], q, head_dim, dots);
+      for (int64_t h = 0; h < kH; ++h) scores[h][j] = dots[h];
     }
-    const float new_max = std::max(running_max, chunk_max);
-    const float correction = std::exp(running_max - new_max);  // 0 on the first chunk
-    running_sum *= correction;
-    for (j = j0; j < n; ++j) {
-      probs[j] = std::exp(scores[j] - new_max);
-      running_sum += probs[j];
+    for (int64_t h = 0; h < kH; ++h) {
+      float chunk_max = -std::numeric_limits<float>::infinity();
+      for (int64_t j = j0; j < n; ++j) {
+        float s = scores[h][j] * options.scale;
+        if (options.softcap > 0.0f) s = SoftCap(s, options.softcap);
+        scores[h][j] = s;
+        chunk_max = std::max(chunk_max, s);
+      }
+      const float new_max = std::max(running_max[h], chunk_max);
+      correction[h] = ExpFixed(running_max[h] - new_max);  // ~0 on the first chunk
+      running_sum[h] *= correction[h];
+      // ExpFixed's vector form: the bits of the scalar one the reference
+      // calls. Lanes past n (the padding) are computed and not used.
+      for (int64_t j = j0; j < n; j += kL) {
+        hn::StoreU(ExpFixedV(df, hn::LoadU(df, scores[h] + j) - hn::Set(df, new_max)), df, probs[h] + j);
+      }
+      float sum = running_sum[h];
+      for (int64_t j = j0; j < n; ++j) sum += probs[h][j];
+      running_sum[h] = sum;
+      running_max[h] = new_max;
     }
-    int64_t d0 = 0;
-    for (; d0 + kValueVectors * kL <= n_vec; d0 += kValueVectors * kL) {
-      AddValues<kType, kValueVectors>(kv.v, offsets, probs, j0, n, d0, correction, a);
+    for (int64_t d = 0; d < n_vec; d += kL) HeadValues<kType, kH>(kv.v, offsets, probs, j0, n, d, correction, acc, head_dim);
+    for (int64_t h = 0; h < kH; ++h) {
+      for (int64_t d = n_vec; d < head_dim; ++d) {
+        float& a = acc[h * head_dim + d];
+        a *= correction[h];
+        for (int64_t j = j0; j < n; ++j) a += probs[h][j] * LoadCacheScalar<kType>(kv.v, offsets[j] + d);
+      }
     }
-    for (; d0 < n_vec; d0 += kL) AddValues<kType, 1>(kv.v, offsets, probs, j0, n, d0, correction, a);
-    for (int64_t d = n_vec; d < head_dim; ++d) {
-      a[d] *= correction;
-      for (j = j0; j < n; ++j) a[d] += probs[j] * LoadCacheScalar<kType>(kv.v, offsets[j] + d);
-    }
-    running_max = new_max;
   }
-  const float inv = 1.0f / running_sum;
-  for (int64_t d = 0; d < head_dim; ++d) out[d] = a[d] * inv;
+  for (int64_t h = 0; h < kH; ++h) {
+    const float inv = 1.0f / running_sum[h];
+    for (int64_t d = 0; d < head_dim; ++d) out[h * head_dim + d] = acc[h * head_dim + d] * inv;
+  }
 }
 
-void AttendKernel(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
+// Passes of 8, 4, 2 or 1 heads (8 keep 8 accumulators plus a key and a
+// query vector in registers even with AVX2's 16).
+template <KvType kType>
+void AttendHeadsT(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
                   const AttendOptions& options, float* out) {
-  TRIT_CHECK(n_keys >= 1 && options.window >= 0 && options.softcap >= 0.0f);
+  for (int64_t h = 0; h < n_q;) {
+    const int64_t left = n_q - h;
+    const float* qh = q + h * head_dim;
+    float* oh = out + h * head_dim;
+    if (left >= 8) {
+      AttendPass<kType, 8>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      h += 8;
+    } else if (left >= 4) {
+      AttendPass<kType, 4>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      h += 4;
+    } else if (left >= 2) {
+      AttendPass<kType, 2>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      h += 2;
+    } else {
+      AttendPass<kType, 1>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      h += 1;
+    }
+  }
+}
+
+void AttendHeadsKernel(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q,
+                       int64_t n_keys, const AttendOptions& options, float* out) {
+  TRIT_CHECK(n_keys >= 1 && n_q >= 1 && options.window >= 0 && options.softcap >= 0.0f);
   if (kv.type == KvType::kF32) {
-    Attend<KvType::kF32>(kv, kv_head, head_dim, q, n_keys, options, out);
+    AttendHeadsT<KvType::kF32>(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
   } else {
-    Attend<KvType::kF16>(kv, kv_head, head_dim, q, n_keys, options, out);
+    AttendHeadsT<KvType::kF16>(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
   }
 }
 
@@ -175,11 +219,16 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace trit::kernels {
 
-HWY_EXPORT(AttendKernel);
+HWY_EXPORT(AttendHeadsKernel);
+
+void AttendHeadsOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q,
+                          int64_t n_keys, const AttendOptions& options, float* out) {
+  HWY_DYNAMIC_DISPATCH(AttendHeadsKernel)(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
+}
 
 void AttendHeadOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                          const AttendOptions& options, float* out) {
-  HWY_DYNAMIC_DISPATCH(AttendKernel)(kv, kv_head, head_dim, q, n_keys, options, out);
+  AttendHeadsOptimized(kv, kv_head, head_dim, q, 1, n_keys, options, out);
 }
 
 }  // namespace trit::kernels

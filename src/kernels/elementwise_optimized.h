@@ -8,9 +8,7 @@
 // operations per element, with no fused multiply-add (-ffp-contract=off, and
 // every multiply and add written separately), so they return the same bits
 // on every target, and an element's result depends only on its own row:
-//   exp(x): x clamped to [-87, 88], n = round(x log2 e), r = (x - n ln2_hi) -
-//     n ln2_lo, a degree-6 polynomial in Horner steps, times 2^n; within
-//     2 ulp of exp over the clamp range;
+//   exp: exp_fixed.h's ExpFixed, lane by lane;
 //   silu(g) = g / (1 + exp(-g)); gelu(g) = (0.5 g) (1 + tanh(u)) with
 //     u = (sqrt(2/pi) g) (1 + (0.044715 g) g) and tanh(u) = 1 - 2 / (1 +
 //     exp(2u));

@@ -9,6 +9,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/exp_fixed-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace trit::kernels {
 namespace HWY_NAMESPACE {
@@ -17,25 +19,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::CappedTag<float, 8>;
 using VF = hn::VFromD<DF>;
 
-// e^x lane by lane, every step one rounding (Cody-Waite reduction by ln 2,
-// Cephes' expf polynomial). The clamp keeps 2^n a normal float.
-HWY_INLINE VF Exp(VF x) {
-  const DF df;
-  const hn::RebindToSigned<DF> di;
-  x = hn::Min(hn::Max(x, hn::Set(df, -87.0f)), hn::Set(df, 88.0f));
-  const VF n = hn::Round(x * hn::Set(df, 1.44269504088896341f));
-  // ln 2 = kLn2Hi + kLn2Lo, kLn2Hi with 9 significant bits: n * kLn2Hi is exact.
-  const VF r = (x - n * hn::Set(df, 0.693359375f)) - n * hn::Set(df, -2.12194440e-4f);
-  VF p = hn::Set(df, 1.9875691500e-4f);
-  p = p * r + hn::Set(df, 1.3981999507e-3f);
-  p = p * r + hn::Set(df, 8.3334519073e-3f);
-  p = p * r + hn::Set(df, 4.1665795894e-2f);
-  p = p * r + hn::Set(df, 1.6666665459e-1f);
-  p = p * r + hn::Set(df, 5.0000001201e-1f);
-  const VF e = (p * (r * r) + r) + hn::Set(df, 1.0f);
-  const auto two_n = hn::BitCast(df, hn::ShiftLeft<23>(hn::ConvertTo(di, n) + hn::Set(di, 127)));
-  return e * two_n;
-}
+HWY_INLINE VF Exp(VF x) { return ExpFixedV(DF(), x); }
 
 HWY_INLINE VF SiluOf(VF g) {
   const DF df;

@@ -23,9 +23,8 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  using AttendFn = void (*)(const KvView&, int64_t, int64_t, const float*, int64_t, const AttendOptions&, float*);
-  static const Ops kReference{&MatMul, &MatMulMany, static_cast<AttendFn>(&AttendHead), &RmsNorm, &SwiGlu, &GeGlu};
-  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadOptimized,
+  static const Ops kReference{&MatMul, &MatMulMany, &AttendHeads, &RmsNorm, &SwiGlu, &GeGlu};
+  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadsOptimized,
                               &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }

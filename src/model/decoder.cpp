@@ -172,18 +172,27 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   }
 
   // Every (row, head) is independent: split over them, never over keys.
+  // The heads of one KV head go together (each key and value row is read
+  // once for all of them), cut into `parts` so that there are at least two
+  // work items per thread; a head's bits do not depend on the cut.
   std::vector<float> attn(static_cast<size_t>(n * h.q_dim()));  // (n, n_head * head_dim)
   kernels::AttendOptions attend;
   attend.scale = h.attn_scale;
   attend.softcap = h.attn_softcap;
   attend.window = h.is_swa(il) ? h.n_swa : 0;
   const int64_t group = h.n_head / h.n_head_kv;
-  pool.ParallelFor(n * h.n_head, [&](int64_t begin, int64_t end) {
+  int64_t parts = 1;
+  while (parts < group && n * h.n_head_kv * parts < 2 * pool.n_threads()) ++parts;
+  const int64_t per_part = (group + parts - 1) / parts;
+  pool.ParallelFor(n * h.n_head_kv * parts, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const int64_t r = i / h.n_head;
-      const int64_t hd = i % h.n_head;
-      ops_.attend(views[r], hd / group, h.head_dim, &q[r * h.q_dim() + hd * h.head_dim], batch.positions[r] + 1,
-                  attend, &attn[r * h.q_dim() + hd * h.head_dim]);
+      const int64_t r = i / (h.n_head_kv * parts);
+      const int64_t kv_head = i / parts % h.n_head_kv;
+      const int64_t hd = kv_head * group + i % parts * per_part;  // first query head of the part
+      const int64_t n_q = std::min(per_part, (kv_head + 1) * group - hd);
+      if (n_q <= 0) continue;
+      const int64_t at = r * h.q_dim() + hd * h.head_dim;
+      ops_.attend(views[r], kv_head, h.head_dim, &q[at], n_q, batch.positions[r] + 1, attend, &attn[at]);
     }
   });
   NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());

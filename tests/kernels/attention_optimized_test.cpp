@@ -1,7 +1,8 @@
 // The SIMD attention against the reference AttendHead: the same bits on
 // every compiled target this CPU runs, for f32 and f16 caches, head sizes
 // that are and are not multiples of the vector width, key counts around the
-// chunk size, soft-capping and sliding windows. Fresh random caches each run.
+// chunk size, soft-capping and sliding windows, and several query heads of
+// one KV head at once. Fresh random caches each run.
 #include "kernels/attention_optimized.h"
 
 #include <gtest/gtest.h>
@@ -54,6 +55,50 @@ TEST(AttendHeadOptimized, SameBitsAsTheReferenceOnEveryTarget) {
           for (int64_t target : RunnableTargets()) {
             TargetPin pin(target);
             AttendHeadOptimized(view, 2, head_dim, q.data(), n_keys, o, got.data());
+            EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
+          }
+        }
+      }
+    }
+  }
+}
+
+// Query heads of one KV head together (passes of 8, 4, 2, 1): each head
+// gets the bits AttendHead gives it alone, on every target.
+TEST(AttendHeadsOptimized, EachHeadHasItsBitsAlone) {
+  std::random_device rd;
+  const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (KvType type : {KvType::kF16, KvType::kF32}) {
+    for (int64_t head_dim : {64, 12}) {
+      const int64_t n_head_kv = 2, n_pos = 70, stride = n_head_kv * head_dim;
+      const size_t bytes = static_cast<size_t>(n_pos * stride) * (type == KvType::kF32 ? 4 : 2);
+      std::vector<uint8_t> k(bytes), v(bytes);
+      const KvView view{type, k.data(), v.data(), stride};
+      std::vector<float> kr(static_cast<size_t>(stride)), vr(static_cast<size_t>(stride));
+      for (int64_t p = 0; p < n_pos; ++p) {
+        for (float& x : kr) x = 2.0f * normal(rng);
+        for (float& x : vr) x = normal(rng);
+        KvStore(view, p, kr.data(), vr.data());
+      }
+      for (int64_t n_q : {1, 3, 8, 15}) {
+        std::vector<float> q(static_cast<size_t>(n_q * head_dim));
+        for (float& x : q) x = normal(rng);
+        for (int64_t n_keys : {1, 33, 70}) {
+          AttendOptions o;
+          o.scale = 0.125f;
+          o.window = n_keys == 70 ? 50 : 0;
+          SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim << " n_q "
+                                          << n_q << " n_keys " << n_keys);
+          std::vector<float> ref(q.size()), got(q.size());
+          for (int64_t h = 0; h < n_q; ++h) {
+            AttendHead(view, 1, head_dim, q.data() + h * head_dim, n_keys, o, ref.data() + h * head_dim);
+          }
+          for (int64_t target : RunnableTargets()) {
+            TargetPin pin(target);
+            AttendHeadsOptimized(view, 1, head_dim, q.data(), n_q, n_keys, o, got.data());
             EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
           }
         }
