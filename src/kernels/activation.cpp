@@ -2,13 +2,20 @@
 
 #include <cmath>
 
+#include "kernels/exp_fixed.h"
+
 namespace trit::kernels {
 
-float Silu(float x) { return x / (1.0f + std::exp(-x)); }
+// exp by ExpFixed (not libm): the SIMD versions (elementwise_optimized.h)
+// repeat these steps lane by lane and so return the same bits.
+float Silu(float x) { return x / (1.0f + ExpFixed(-x)); }
 
+// tanh(u) as 1 - 2 / (1 + e^2u), for the same reason.
 float Gelu(float x) {
   constexpr float kSqrt2OverPi = 0.79788456080286535588f;
-  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+  const float u = kSqrt2OverPi * x * (1.0f + 0.044715f * x * x);
+  const float tanh_u = 1.0f - 2.0f / (1.0f + ExpFixed(u + u));
+  return 0.5f * x * (1.0f + tanh_u);
 }
 
 // x * (1 / cap) rather than x / cap: the two roundings llama.cpp's graph does

@@ -6,9 +6,10 @@
 
 namespace trit::kernels {
 
-// x * sigmoid(x) = x / (1 + e^-x).
+// x * sigmoid(x) = x / (1 + e^-x), e^ by exp_fixed.h's ExpFixed.
 float Silu(float x);
-// GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+// GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
+// tanh(u) = 1 - 2 / (1 + e^2u) with ExpFixed.
 float Gelu(float x);
 // Soft-capping (gemma2 attention scores and final logits): cap * tanh(x / cap),
 // which keeps |result| < cap and is ~x for |x| << cap. cap > 0.

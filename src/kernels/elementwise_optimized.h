@@ -1,20 +1,20 @@
 // RMS norm and the gated feed-forward activations (SwiGLU, GeGLU) with SIMD,
 // compiled per Highway target and dispatched at run time: the optimized
 // set's versions of norm.h's RmsNorm and activation.h's SwiGlu / GeGlu, with
-// the same signatures.
+// the same signatures and the same bits.
 //
-// They are not the reference's bits (libm's exp and tanh, and a serial
-// double sum, do not vectorise), but each is one fixed sequence of IEEE
-// operations per element, with no fused multiply-add (-ffp-contract=off, and
-// every multiply and add written separately), so they return the same bits
-// on every target, and an element's result depends only on its own row:
+// The reference functions are written in an order that vectorises (no libm
+// exp or tanh, no serial sum), and these repeat it lane by lane with no
+// fused multiply-add (-ffp-contract=off, every multiply and add written
+// separately), so every target returns the reference's bits, and an
+// element's result depends only on its own row:
 //   exp: exp_fixed.h's ExpFixed, lane by lane;
 //   silu(g) = g / (1 + exp(-g)); gelu(g) = (0.5 g) (1 + tanh(u)) with
 //     u = (sqrt(2/pi) g) (1 + (0.044715 g) g) and tanh(u) = 1 - 2 / (1 +
 //     exp(2u));
 //   RmsNorm: the squares x_k * x_k (float) summed in double, element k into
-//     lane k % 8 in increasing k, the lanes in dot.h's tree; then the
-//     reference's scale and products.
+//     lane k % 8 in increasing k, the lanes in dot.h's tree; then the scale
+//     1 / sqrt(mean + eps) and the products.
 // Non-finite inputs give unspecified (never undefined) results.
 #pragma once
 
