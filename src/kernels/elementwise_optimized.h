@@ -1,7 +1,7 @@
-// RMS norm and the gated feed-forward activations (SwiGLU, GeGLU) with SIMD,
-// compiled per Highway target and dispatched at run time: the optimized
-// set's versions of norm.h's RmsNorm and activation.h's SwiGlu / GeGlu, with
-// the same signatures and the same bits.
+// RMS norm, the gated feed-forward activations (SwiGLU, GeGLU) and RoPE with
+// SIMD, compiled per Highway target and dispatched at run time: the
+// optimized set's versions of norm.h's RmsNorm, activation.h's SwiGlu /
+// GeGlu and rope.h's RopeApply, with the same signatures and the same bits.
 //
 // The reference functions are written in an order that vectorises (no libm
 // exp or tanh, no serial sum), and these repeat it lane by lane with no
@@ -14,16 +14,20 @@
 //     exp(2u));
 //   RmsNorm: the squares x_k * x_k (float) summed in double, element k into
 //     lane k % 8 in increasing k, the lanes in dot.h's tree; then the scale
-//     1 / sqrt(mean + eps) and the products.
+//     1 / sqrt(mean + eps) and the products;
+//   RopeApply: per pair a cos - b sin and a sin + b cos, as rope.cpp.
 // Non-finite inputs give unspecified (never undefined) results.
 #pragma once
 
 #include <cstdint>
+
+#include "kernels/rope.h"
 
 namespace trit::kernels {
 
 void RmsNormOptimized(const float* x, const float* weight, int64_t n, float eps, float* out);
 void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out);
 void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out);
+void RopeApplyOptimized(const RopeParams& p, const float* cos_in, const float* sin_in, float* head);
 
 }  // namespace trit::kernels

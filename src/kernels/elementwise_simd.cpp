@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernels/elementwise_optimized.h"
+#include "kernels/rope.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/elementwise_simd.cpp"
@@ -94,6 +95,36 @@ void RmsNormKernel(const float* x, const float* weight, int64_t n, float eps, fl
   }
 }
 
+// Each pair (a, b) -> (a cos - b sin, a sin + b cos): rope.cpp's operations,
+// lane by lane. neox pairs are (i, i + n_rot / 2): two plain loads; normal
+// pairs (2i, 2i + 1) are split and rejoined by the interleaved load/store.
+void RopeApplyKernel(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) {
+  const DF df;
+  const int64_t l = static_cast<int64_t>(hn::Lanes(df));
+  const int64_t half = p.n_rot / 2;
+  int64_t i = 0;
+  for (; i + l <= half; i += l) {
+    const VF c = hn::LoadU(df, cos_in + i), s = hn::LoadU(df, sin_in + i);
+    VF a, b;
+    if (p.mode == RopeMode::kNeox) {
+      a = hn::LoadU(df, head + i);
+      b = hn::LoadU(df, head + half + i);
+      hn::StoreU(a * c - b * s, df, head + i);
+      hn::StoreU(a * s + b * c, df, head + half + i);
+    } else {
+      hn::LoadInterleaved2(df, head + 2 * i, a, b);
+      hn::StoreInterleaved2(a * c - b * s, a * s + b * c, df, head + 2 * i);
+    }
+  }
+  for (; i < half; ++i) {
+    const int64_t ia = p.mode == RopeMode::kNormal ? 2 * i : i;
+    const int64_t ib = p.mode == RopeMode::kNormal ? 2 * i + 1 : i + half;
+    const float a = head[ia], b = head[ib];
+    head[ia] = a * cos_in[i] - b * sin_in[i];
+    head[ib] = a * sin_in[i] + b * cos_in[i];
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels
 HWY_AFTER_NAMESPACE();
@@ -104,6 +135,7 @@ namespace trit::kernels {
 HWY_EXPORT(SwiGluKernel);
 HWY_EXPORT(GeGluKernel);
 HWY_EXPORT(RmsNormKernel);
+HWY_EXPORT(RopeApplyKernel);
 
 void RmsNormOptimized(const float* x, const float* weight, int64_t n, float eps, float* out) {
   HWY_DYNAMIC_DISPATCH(RmsNormKernel)(x, weight, n, eps, out);
@@ -113,6 +145,9 @@ void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out) 
 }
 void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out) {
   HWY_DYNAMIC_DISPATCH(GeGluKernel)(gate, up, n, out);
+}
+void RopeApplyOptimized(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) {
+  HWY_DYNAMIC_DISPATCH(RopeApplyKernel)(p, cos_in, sin_in, head);
 }
 
 }  // namespace trit::kernels

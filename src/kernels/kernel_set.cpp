@@ -23,9 +23,9 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  static const Ops kReference{&MatMul, &MatMulMany, &AttendHeads, &RmsNorm, &SwiGlu, &GeGlu};
+  static const Ops kReference{&MatMul, &MatMulMany, &AttendHeads, &RmsNorm, &SwiGlu, &GeGlu, &RopeApply};
   static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadsOptimized,
-                              &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized};
+                              &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized, &RopeApplyOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 

@@ -11,6 +11,7 @@
 #include "base/thread_pool.h"
 #include "kernels/attention.h"
 #include "kernels/matmul.h"
+#include "kernels/rope.h"
 
 namespace trit::kernels {
 
@@ -33,6 +34,8 @@ struct Ops {
   void (*rms_norm)(const float* x, const float* weight, int64_t n, float eps, float* out) = nullptr;
   void (*swiglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
   void (*geglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
+  // rope.h's RopeApply (one head in place).
+  void (*rope)(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) = nullptr;
 };
 
 const Ops& OpsFor(KernelSet set);

@@ -164,9 +164,9 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
       }
     }
     kernels::RopeAngles(rope, batch.positions[r], cos.data(), sin.data());
-    for (int64_t hd = 0; hd < h.n_head; ++hd) kernels::RopeApply(rope, cos.data(), sin.data(), qr + hd * h.head_dim);
+    for (int64_t hd = 0; hd < h.n_head; ++hd) ops_.rope(rope, cos.data(), sin.data(), qr + hd * h.head_dim);
     for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
-      kernels::RopeApply(rope, cos.data(), sin.data(), kr + hd * h.head_dim);
+      ops_.rope(rope, cos.data(), sin.data(), kr + hd * h.head_dim);
     }
     kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
   }

@@ -1,4 +1,4 @@
-// The optimized RMS norm, SwiGLU and GeGLU (elementwise_optimized.h) against
+// The optimized RMS norm, SwiGLU, GeGLU and RoPE (elementwise_optimized.h) against
 // the reference on fresh random inputs: the reference's bits on every
 // compiled target, and an element's bits independent of where it falls in a
 // vector. (elementwise_test.cpp checks the reference against double math.)
@@ -9,10 +9,12 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "kernels/activation.h"
 #include "kernels/norm.h"
+#include "kernels/rope.h"
 #include "kernels/test_inputs.h"
 
 namespace trit::kernels {
@@ -101,6 +103,36 @@ TEST(RmsNormOptimized, EveryTargetGivesTheReferenceBits) {
       std::vector<float> in_place = x;
       RmsNormOptimized(in_place.data(), weight, n, 1e-5f, in_place.data());
       EXPECT_TRUE(SameBits(in_place, ref));
+    }
+  }
+}
+
+// Both pairings, rotated parts shorter than the head and not a multiple of
+// the vector width, positions far apart: the reference's bits everywhere.
+TEST(RopeApplyOptimized, EveryTargetGivesTheReferenceBits) {
+  std::mt19937_64 rng(FreshSeed());
+  for (RopeMode mode : {RopeMode::kNormal, RopeMode::kNeox}) {
+    for (auto [n_rot, head_dim] : {std::pair<int64_t, int64_t>{64, 64}, {128, 128}, {32, 80}, {22, 22}, {6, 10}}) {
+      for (int64_t pos : {0, 1, 37, 4095}) {
+        SCOPED_TRACE(testing::Message() << "mode " << static_cast<int>(mode) << " n_rot " << n_rot << " head_dim "
+                                        << head_dim << " pos " << pos);
+        RopeParams p;
+        p.n_rot = n_rot;
+        p.mode = mode;
+        p.freq_base = 10000.0f;
+        std::vector<float> cos(static_cast<size_t>(n_rot / 2)), sin(cos.size());
+        RopeAngles(p, pos, cos.data(), sin.data());
+        const std::vector<float> head = RandomActivations(head_dim, rng);
+        std::vector<float> ref = head;
+        RopeApply(p, cos.data(), sin.data(), ref.data());
+        for (int64_t target : RunnableTargets()) {
+          SCOPED_TRACE(TargetName(target));
+          TargetPin pin(target);
+          std::vector<float> got = head;
+          RopeApplyOptimized(p, cos.data(), sin.data(), got.data());
+          EXPECT_TRUE(SameBits(got, ref));
+        }
+      }
     }
   }
 }
