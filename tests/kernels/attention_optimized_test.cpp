@@ -13,33 +13,42 @@
 
 #include "kernels/attention.h"
 #include "kernels/cpu_targets.h"
+#include "kernels/test_inputs.h"
 
 namespace trit::kernels {
 namespace {
 
-struct TargetPin {
-  explicit TargetPin(int64_t target) { PinTargetForTest(target); }
-  ~TargetPin() { PinTargetForTest(0); }
+// A KV cache of n_pos random positions (keys with a wider spread than values,
+// so the softmax is not flat).
+struct RandomCache {
+  std::vector<uint8_t> k, v;
+  KvView view;
+
+  RandomCache(KvType type, int64_t n_head_kv, int64_t head_dim, int64_t n_pos, std::mt19937_64& rng) {
+    const int64_t stride = n_head_kv * head_dim;
+    const size_t bytes = static_cast<size_t>(n_pos * stride) * (type == KvType::kF32 ? 4 : 2);
+    k.resize(bytes);
+    v.resize(bytes);
+    view = KvView{type, k.data(), v.data(), stride};
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> kr(static_cast<size_t>(stride)), vr(static_cast<size_t>(stride));
+    for (int64_t p = 0; p < n_pos; ++p) {
+      for (float& x : kr) x = 2.0f * normal(rng);
+      for (float& x : vr) x = normal(rng);
+      KvStore(view, p, kr.data(), vr.data());
+    }
+  }
 };
 
 TEST(AttendHeadOptimized, SameBitsAsTheReferenceOnEveryTarget) {
-  std::random_device rd;
-  const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (KvType type : {KvType::kF16, KvType::kF32}) {
     for (int64_t head_dim : {64, 20, 7, 136}) {  // 136: more vectors than the optimized kernel holds at once
-      const int64_t n_head_kv = 3, n_pos = 77, stride = n_head_kv * head_dim;
-      const size_t bytes = static_cast<size_t>(n_pos * stride) * (type == KvType::kF32 ? 4 : 2);
-      std::vector<uint8_t> k(bytes), v(bytes);
-      const KvView view{type, k.data(), v.data(), stride};
-      std::vector<float> kr(static_cast<size_t>(stride)), vr(static_cast<size_t>(stride));
-      for (int64_t p = 0; p < n_pos; ++p) {
-        for (float& x : kr) x = 2.0f * normal(rng);
-        for (float& x : vr) x = normal(rng);
-        KvStore(view, p, kr.data(), vr.data());
-      }
+      const RandomCache cache(type, 3, head_dim, 77, rng);
+      const KvView& view = cache.view;
       std::vector<float> q(static_cast<size_t>(head_dim));
       for (float& x : q) x = normal(rng);
       for (int64_t n_keys : {1, 31, 32, 33, 64, 77}) {
@@ -66,23 +75,14 @@ TEST(AttendHeadOptimized, SameBitsAsTheReferenceOnEveryTarget) {
 // Query heads of one KV head together (passes of 8, 4, 2, 1): each head
 // gets the bits AttendHead gives it alone, on every target.
 TEST(AttendHeadsOptimized, EachHeadHasItsBitsAlone) {
-  std::random_device rd;
-  const uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> normal(0.0f, 1.0f);
   for (KvType type : {KvType::kF16, KvType::kF32}) {
     for (int64_t head_dim : {64, 12}) {
-      const int64_t n_head_kv = 2, n_pos = 70, stride = n_head_kv * head_dim;
-      const size_t bytes = static_cast<size_t>(n_pos * stride) * (type == KvType::kF32 ? 4 : 2);
-      std::vector<uint8_t> k(bytes), v(bytes);
-      const KvView view{type, k.data(), v.data(), stride};
-      std::vector<float> kr(static_cast<size_t>(stride)), vr(static_cast<size_t>(stride));
-      for (int64_t p = 0; p < n_pos; ++p) {
-        for (float& x : kr) x = 2.0f * normal(rng);
-        for (float& x : vr) x = normal(rng);
-        KvStore(view, p, kr.data(), vr.data());
-      }
+      const RandomCache cache(type, 2, head_dim, 70, rng);
+      const KvView& view = cache.view;
       for (int64_t n_q : {1, 3, 8, 15}) {
         std::vector<float> q(static_cast<size_t>(n_q * head_dim));
         for (float& x : q) x = normal(rng);
