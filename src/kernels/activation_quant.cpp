@@ -34,16 +34,18 @@ void QuantizeBlockKernel(const float* src, int64_t block, int8_t* dst, float* sc
   const auto lo = hn::Set(df, -127.0f);
   const auto hi = hn::Set(df, 127.0f);
   int32_t total = 0;
-  for (int64_t s = 0; s < block; s += 16) {  // n <= 8 lanes: whole vectors per 16
+  // Partial sums per 16 only where they are kept (n <= 8 lanes: whole vectors either way).
+  const int64_t part_len = sum16 != nullptr ? 16 : 32;
+  for (int64_t s = 0; s < block; s += part_len) {
     auto acc = hn::Zero(di);
-    for (int64_t i = s; i < s + 16; i += n) {
+    for (int64_t i = s; i < s + part_len; i += n) {
       const auto v = hn::Min(hn::Max(hn::Round(hn::LoadU(df, src + i) * inv_v), lo), hi);
       const auto q = hn::ConvertTo(di, v);
       hn::StoreU(hn::DemoteTo(d8, q), d8, dst + i);
       acc = acc + q;
     }
     const int32_t part = hn::GetLane(hn::SumOfLanes(di, acc));
-    sum16[s / 16] = part;
+    if (sum16 != nullptr) sum16[s / 16] = part;
     if (s % 32 == 0) {
       sum32[s / 32] = part;
     } else {
@@ -76,7 +78,7 @@ void Prepare(int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) 
   out.scale.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum.resize(static_cast<size_t>(n_rows * n_blocks));
   out.sum32.assign(block % 32 == 0 ? static_cast<size_t>(n_rows * n_cols / 32) : 0, 0);
-  out.sum16.assign(block % 32 == 0 ? static_cast<size_t>(n_rows * n_cols / 16) : 0, 0);
+  out.sum16.assign(block % 256 == 0 ? static_cast<size_t>(n_rows * n_cols / 16) : 0, 0);
 }
 
 }  // namespace
@@ -90,7 +92,8 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
   const auto kernel = HWY_DYNAMIC_DISPATCH(QuantizeBlockKernel);
   for (int64_t b = 0; b < n_rows * (n_cols / block); ++b) {
     kernel(x + b * block, block, out.q.data() + b * block, &out.scale[static_cast<size_t>(b)],
-           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32, out.sum16.data() + b * block / 16);
+           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32,
+           out.sum16.empty() ? nullptr : out.sum16.data() + b * block / 16);
   }
 }
 

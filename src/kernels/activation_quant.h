@@ -22,7 +22,7 @@ struct QuantizedRows {
   std::vector<float> scale;   // (n_rows, n_cols / block) d of each block
   std::vector<int32_t> sum;   // (n_rows, n_cols / block) sum of q over each block
   std::vector<int32_t> sum32; // (n_rows, n_cols / 32) sum of q over each 32 (Q4_K's sub-blocks); block % 32 == 0
-  std::vector<int32_t> sum16; // (n_rows, n_cols / 16) sum of q over each 16 (Q6_K's sub-blocks); block % 32 == 0
+  std::vector<int32_t> sum16; // (n_rows, n_cols / 16) sum of q over each 16 (Q6_K's sub-blocks); block % 256 == 0, else empty
 
   int64_t n_blocks() const { return n_cols / block; }
 };

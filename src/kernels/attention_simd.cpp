@@ -226,10 +226,5 @@ void AttendHeadsOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, c
   HWY_DYNAMIC_DISPATCH(AttendHeadsKernel)(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
 }
 
-void AttendHeadOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
-                         const AttendOptions& options, float* out) {
-  AttendHeadsOptimized(kv, kv_head, head_dim, q, 1, n_keys, options, out);
-}
-
 }  // namespace trit::kernels
 #endif  // HWY_ONCE

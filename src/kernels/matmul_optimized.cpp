@@ -114,7 +114,7 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
     args.a_scale = a.scale.data() + r0 * n_blocks;
     args.a_sum = a.sum.data() + r0 * n_blocks;
     args.a_sum32 = a.sum32.data() + r0 * (w.n_cols / 32);
-    args.a_sum16 = a.sum16.data() + r0 * (w.n_cols / 16);
+    args.a_sum16 = a.sum16.empty() ? nullptr : a.sum16.data() + r0 * (w.n_cols / 16);
     args.a_stride = w.n_cols;
     args.n_a = n_a;
     args.y = y + r0 * w.n_rows + o;

@@ -1081,7 +1081,7 @@ HWY_INLINE void FromRowGroups(const QuantDotArgs& g, quant::GgmlType type) {
       part.a_scale = g.a_scale + r * g.n_blocks;
       part.a_sum = g.a_sum + r * g.n_blocks;
       part.a_sum32 = g.a_sum32 + r * (g.a_stride / 32);
-      part.a_sum16 = g.a_sum16 + r * (g.a_stride / 16);
+      part.a_sum16 = g.a_sum16 != nullptr ? g.a_sum16 + r * (g.a_stride / 16) : nullptr;
       kRowKernel(part);
     }
   }

@@ -39,7 +39,7 @@ struct QuantDotArgs {
   const float* a_scale = nullptr;    // (n_a, n_blocks) activation block scales
   const int32_t* a_sum = nullptr;    // (n_a, n_blocks) activation block sums of q
   const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K, Q5_K)
-  const int32_t* a_sum16 = nullptr;  // (n_a, a_stride / 16) sums of q per 16 elements (Q6_K)
+  const int32_t* a_sum16 = nullptr;  // (n_a, a_stride / 16) sums of q per 16 elements (Q6_K; null for 32-element blocks)
   int64_t a_stride = 0;              // elements between activation rows (= row length)
   int64_t n_a = 0;                   // 1..kRowTile (1..kGroupRowTile with row_groups)
   float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
