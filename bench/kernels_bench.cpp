@@ -194,6 +194,19 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"rows", "cols", "m", "threads", "ref", "cached"})->UseRealTime()->Unit(benchmark::kMillisecond);
 }
 
+// Gemma 3 270M (hidden 640, feed-forward 2048): llama-quantize writes its
+// 640-wide matrices (q, gate, up) in q5_0 even in a Q4_K_M file (rows not a
+// multiple of 256). Decode and a 64-row prefill tile, rows vs row groups.
+void Gemma640Shapes(benchmark::internal::Benchmark* b) {
+  for (int64_t m : {1, 64}) {
+    for (int64_t layout : {0, 2}) b->Args({2048, 640, m, 2, layout, 0})->Args({1024, 640, m, 1, layout, 1});
+  }
+  b->ArgNames({"rows", "cols", "m", "threads", "ref", "cached"})->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK_CAPTURE(BM_MatMul, Gemma_Q5_0, quant::GgmlType::kQ5_0)->Apply(Gemma640Shapes);
+BENCHMARK_CAPTURE(BM_MatMul, Gemma_Q5_1, quant::GgmlType::kQ5_1)->Apply(Gemma640Shapes);
+BENCHMARK_CAPTURE(BM_MatMul, Gemma_Q4_1, quant::GgmlType::kQ4_1)->Apply(Gemma640Shapes);
+
 #define TRIT_MATMUL_BENCH(type)                                                   \
   BENCHMARK_CAPTURE(BM_MatMul, Gemv_##type, quant::GgmlType::k##type)->Apply(GemvShapes); \
   BENCHMARK_CAPTURE(BM_MatMul, Gemm_##type, quant::GgmlType::k##type)->Apply(GemmShapes)

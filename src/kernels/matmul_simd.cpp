@@ -524,6 +524,19 @@ void DotQ4_0Rows(const QuantDotArgs& g) {
   });
 }
 
+// The 4- and 5-bit formats of 32 elements: block bytes and the offsets of
+// the f16 scale d (0), the f16 min, the 32 bits of qh (-1: none) and qs[16].
+// In the row-group layout a part at row offset x starts at 8x of the group's
+// block (repack.h: parts in order, each 8 rows wide).
+template <int64_t kBytes_, int64_t kMin_, int64_t kQh_, int64_t kQs_>
+struct Nibbles {
+  static constexpr int64_t kBytes = kBytes_, kMin = kMin_, kQh = kQh_, kQs = kQs_;
+};
+using Q4_0Block = Nibbles<18, -1, -1, 2>;
+using Q4_1Block = Nibbles<20, 2, -1, 4>;
+using Q5_0Block = Nibbles<22, -1, 2, 6>;
+using Q5_1Block = Nibbles<24, 2, 4, 8>;
+
 #ifdef TRIT_X86_256
 // Batches of 32-element formats, 8 weight rows at once: lane j of every
 // vector belongs to weight row o + j. decode(b, w, scales) gives block b of
@@ -534,8 +547,9 @@ void DotQ4_0Rows(const QuantDotArgs& g) {
 // (row, block) the integers and the float steps are QuantRows's, so the bits
 // are those of the one-row path. kSigned: w[s] holds signed quants (the
 // sign trick of MulAddI8I8), else unsigned ones with the offset taken out as
-// a_sum << kShift.
-template <int64_t kRows, int kShift, bool kSigned, class Decode>
+// a_sum << kShift. kMin: the rows' f16 mins too (q4_1, q5_1), CombineGroup's
+// second term.
+template <int64_t kRows, int kShift, bool kSigned, bool kMin, class Decode>
 HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const D8 d8;
@@ -548,9 +562,10 @@ HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
   }
   auto one_block = [&](int64_t b, int64_t k) {
     __m256i w[8];
-    __m128i scale_bits;  // the 8 rows' f16 scales
-    decode(b, w, scale_bits);
+    __m128i scale_bits, min_bits = _mm_setzero_si128();  // the 8 rows' f16 scales (and mins)
+    decode(b, w, scale_bits, min_bits);
     const VF ws{_mm256_cvtph_ps(scale_bits)};  // exact
+    const VF ms{_mm256_cvtph_ps(min_bits)};
     for (int64_t r = 0; r < n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
       V32 s0 = hn::Zero(d32), s1 = hn::Zero(d32);
@@ -566,8 +581,12 @@ HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
         }
       }
       V32 isum = s0 + s1;
-      if constexpr (kShift >= 0) isum = isum - hn::Set(d32, g.a_sum[r * g.n_blocks + b] * (1 << kShift));
-      acc[r][k] = acc[r][k] + (ws * hn::Set(df, g.a_scale[r * g.n_blocks + b])) * hn::ConvertTo(df, isum);
+      const int32_t a_sum = g.a_sum[r * g.n_blocks + b];
+      if constexpr (kShift >= 0) isum = isum - hn::Set(d32, a_sum * (1 << kShift));
+      const VF as = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
+      VF term = (ws * as) * hn::ConvertTo(df, isum);
+      if constexpr (kMin) term = term + (ms * as) * hn::ConvertTo(df, hn::Set(d32, a_sum));
+      acc[r][k] = acc[r][k] + term;
     }
   };
   for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
@@ -593,10 +612,10 @@ HWY_INLINE void SplitNibbles(const __m256i* quad, __m256i* w) {
   }
 }
 
-// Q4_0's 16 bytes of quants (block offset 2) of 8 rows: w[t] low nibbles
-// (elements 4t..), w[4 + t] high nibbles (16 + 4t..).
-HWY_INLINE void DecodeQ4_0x8(const uint8_t* p, int64_t rb, __m256i* w) {
-  auto row = [&](int64_t j) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + j * rb + 2)); };
+// The 16 bytes of 4-bit quants at qs of 8 rows (rb apart): w[t] low
+// nibbles (elements 4t..), w[4 + t] high nibbles (16 + 4t..).
+HWY_INLINE void DecodeNibbles8(const uint8_t* qs, int64_t rb, __m256i* w) {
+  auto row = [&](int64_t j) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + j * rb)); };
   auto pair = [&](int64_t j) { return _mm256_inserti128_si256(_mm256_castsi128_si256(row(j)), row(j + 4), 1); };
   const __m256i r04 = pair(0), r15 = pair(1), r26 = pair(2), r37 = pair(3);
   const __m256i t0 = _mm256_unpacklo_epi32(r04, r15), t1 = _mm256_unpacklo_epi32(r26, r37);
@@ -641,25 +660,59 @@ HWY_INLINE void OffsetQ8_0(__m256i* w) {
 #endif
 }
 
-// Row layout (8 rows rb apart) and row-group layout (repack.h) decoders.
+// The 32 bits of qh at p + j * rb of 8 rows, row j in lane j.
+HWY_INLINE __m256i WordsOf8Rows(const uint8_t* p, int64_t rb) {
+  HWY_ALIGN uint32_t bits[8];
+  for (int64_t j = 0; j < 8; ++j) std::memcpy(&bits[j], p + j * rb, 4);
+  return _mm256_load_si256(reinterpret_cast<const __m256i*>(bits));
+}
+
+// Q5_0/Q5_1: bit 4 of every quant of w (DecodeNibbles8's order: byte i of
+// w[u], lane j, is element 4u + i of row j) from bit 4u + i of lane j of qh.
+// Byte u / 2 of the word goes to the lane's 4 bytes (one shuffle serves u =
+// 2v and 2v + 1), each byte keeps its bit (a compare), 16 where it is set.
+HWY_INLINE void FifthBits8(__m256i qh, __m256i* w) {
+  const __m256i lanes = _mm256_setr_epi32(0, 0x04040404, 0x08080808, 0x0C0C0C0C, 0, 0x04040404, 0x08080808, 0x0C0C0C0C);
+  const __m256i lo_bits = _mm256_set1_epi32(0x08040201), hi_bits = _mm256_set1_epi32(static_cast<int32_t>(0x80402010u));
+  const __m256i sixteen = _mm256_set1_epi8(0x10);
+  for (int v = 0; v < 4; ++v) {
+    const __m256i bytes = _mm256_shuffle_epi8(qh, _mm256_add_epi8(lanes, _mm256_set1_epi8(static_cast<char>(v))));
+    const __m256i lo = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, lo_bits), lo_bits);
+    const __m256i hi = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, hi_bits), hi_bits);
+    w[2 * v] = _mm256_or_si256(w[2 * v], _mm256_and_si256(lo, sixteen));
+    w[2 * v + 1] = _mm256_or_si256(w[2 * v + 1], _mm256_and_si256(hi, sixteen));
+  }
+}
+
+// 8 rows of a 4- or 5-bit format from the row layout (8 rows rb apart) or
+// the row-group layout (repack.h). Unsigned quants; kShift takes the offset
+// out (q4_0: 8 = 1 << 3, q5_0: 16 = 1 << 4; -1 for the formats with mins).
 // (Lambdas, not function pointers: the decoder must be inlined.)
-template <int64_t kRows>
-void DotQ4_0Rows8(const QuantDotArgs& g) {
+template <class F, int kShift, int64_t kRows>
+void DotNibblesRows8(const QuantDotArgs& g) {
+  constexpr bool kMin = F::kMin >= 0;
   const int64_t rb = g.w_row_bytes;
   if (g.row_groups) {
-    QuantRows8<kRows, 3, false>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
-      const uint8_t* p = g.w + b * 8 * 18;
+    QuantRows8<kRows, kShift, false, kMin>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
+      (void)mins;
+      const uint8_t* p = g.w + b * 8 * F::kBytes;
+      auto load = [&](int64_t at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at)); };
       scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      if constexpr (kMin) mins = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * F::kMin));
       __m256i quad[4];
-      for (int t = 0; t < 4; ++t) quad[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * t));
+      for (int t = 0; t < 4; ++t) quad[t] = load(8 * F::kQs + 32 * t);
       SplitNibbles(quad, w);
+      if constexpr (F::kQh >= 0) FifthBits8(load(8 * F::kQh), w);
     });
     return;
   }
-  QuantRows8<kRows, 3, false>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
-    const uint8_t* p = g.w + b * 18;
-    DecodeQ4_0x8(p, rb, w);
+  QuantRows8<kRows, kShift, false, kMin>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
+    (void)mins;
+    const uint8_t* p = g.w + b * F::kBytes;
+    DecodeNibbles8(p + F::kQs, rb, w);
+    if constexpr (F::kQh >= 0) FifthBits8(WordsOf8Rows(p + F::kQh, rb), w);
     scales = ScalesOf8Rows(p, rb);
+    if constexpr (kMin) mins = ScalesOf8Rows(p + F::kMin, rb);
   });
 }
 template <int64_t kRows>
@@ -673,7 +726,7 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
 #endif
   const int64_t rb = g.w_row_bytes;
   if (g.row_groups) {
-    QuantRows8<kRows, kShift, kSigned>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
+    QuantRows8<kRows, kShift, kSigned, false>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
       const uint8_t* p = g.w + b * 8 * 34;
       scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       for (int s = 0; s < 8; ++s) w[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * s));
@@ -681,7 +734,7 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
     });
     return;
   }
-  QuantRows8<kRows, kShift, kSigned>(g, [&](int64_t b, __m256i* w, __m128i& scales) {
+  QuantRows8<kRows, kShift, kSigned, false>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
     const uint8_t* p = g.w + b * 34;
     DecodeQ8_0x8(p, rb, w);
     OffsetQ8_0(w);
@@ -1094,14 +1147,33 @@ void DotQ8_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ8_0Rows<decltype(rows)::value>(g); });
 }
 
-void DotQ4_0Kernel(const QuantDotArgs& g) {
+void DotQ4_1RowLayout(const QuantDotArgs& g) {
+  ByRowCount(g.n_a, [&](auto rows) { DotQ4_1Rows<decltype(rows)::value>(g); });
+}
+void DotQ5_0RowLayout(const QuantDotArgs& g) {
+  ByRowCount(g.n_a, [&](auto rows) { DotQ5_0Rows<decltype(rows)::value>(g); });
+}
+void DotQ5_1RowLayout(const QuantDotArgs& g) {
+  ByRowCount(g.n_a, [&](auto rows) { DotQ5_1Rows<decltype(rows)::value>(g); });
+}
+
+// q4_0, q4_1, q5_0, q5_1: 8 rows at a time as EightRowGroups says, the rest
+// (and every row on targets without 8-row kernels) by the one-row kernel.
+template <class F, int kShift, void (*kRowLayout)(const QuantDotArgs&)>
+HWY_INLINE void DotNibbles(const QuantDotArgs& g, quant::GgmlType type) {
 #ifdef TRIT_X86_256
-  const QuantDotArgs rest = EightRowGroups<DotQ4_0Rows8<1>, DotQ4_0Rows8<kRowTile>, DotQ4_0Rows8<kGroupRowTile>, DotQ4_0Rows8<0>>(g);
-  if (rest.n_w > 0) DotQ4_0RowLayout(rest);
+  (void)type;
+  const QuantDotArgs rest = EightRowGroups<DotNibblesRows8<F, kShift, 1>, DotNibblesRows8<F, kShift, kRowTile>,
+                                           DotNibblesRows8<F, kShift, kGroupRowTile>, DotNibblesRows8<F, kShift, 0>>(g);
+  if (rest.n_w > 0) kRowLayout(rest);
 #else
-  g.row_groups ? FromRowGroups<DotQ4_0RowLayout>(g, quant::GgmlType::kQ4_0) : DotQ4_0RowLayout(g);
+  g.row_groups ? FromRowGroups<kRowLayout>(g, type) : kRowLayout(g);
 #endif
 }
+void DotQ4_0Kernel(const QuantDotArgs& g) { DotNibbles<Q4_0Block, 3, DotQ4_0RowLayout>(g, quant::GgmlType::kQ4_0); }
+void DotQ4_1Kernel(const QuantDotArgs& g) { DotNibbles<Q4_1Block, -1, DotQ4_1RowLayout>(g, quant::GgmlType::kQ4_1); }
+void DotQ5_0Kernel(const QuantDotArgs& g) { DotNibbles<Q5_0Block, 4, DotQ5_0RowLayout>(g, quant::GgmlType::kQ5_0); }
+void DotQ5_1Kernel(const QuantDotArgs& g) { DotNibbles<Q5_1Block, -1, DotQ5_1RowLayout>(g, quant::GgmlType::kQ5_1); }
 void DotQ8_0Kernel(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
   const QuantDotArgs rest = EightRowGroups<DotQ8_0Rows8<1>, DotQ8_0Rows8<kRowTile>, DotQ8_0Rows8<kGroupRowTile>, DotQ8_0Rows8<0>>(g);
@@ -1201,16 +1273,6 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
   }
 }
 #endif
-
-void DotQ4_1Kernel(const QuantDotArgs& g) {
-  ByRowCount(g.n_a, [&](auto rows) { DotQ4_1Rows<decltype(rows)::value>(g); });
-}
-void DotQ5_0Kernel(const QuantDotArgs& g) {
-  ByRowCount(g.n_a, [&](auto rows) { DotQ5_0Rows<decltype(rows)::value>(g); });
-}
-void DotQ5_1Kernel(const QuantDotArgs& g) {
-  ByRowCount(g.n_a, [&](auto rows) { DotQ5_1Rows<decltype(rows)::value>(g); });
-}
 
 void DotQ4_KRowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ4_KRows<decltype(rows)::value, false>(g); });

@@ -44,7 +44,7 @@ struct QuantDotArgs {
   int64_t n_a = 0;                   // 1..kRowTile (1..kGroupRowTile with row_groups)
   float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
-  bool row_groups = false;           // w is in repack.h's row-group layout (n_w a multiple of 8; q4_0, q8_0)
+  bool row_groups = false;           // w is in repack.h's row-group layout (n_w a multiple of 8; repack.h's types)
 };
 
 struct FloatDotArgs {

@@ -19,9 +19,15 @@ struct Part {
 std::span<const Part> PartsOf(quant::GgmlType type) {
   static constexpr Part kQ4_0[] = {{0, 2, 2}, {2, 16, 4}};    // d; quants by 4-byte groups
   static constexpr Part kQ8_0[] = {{0, 2, 2}, {2, 32, 4}};    // d; quants by 4-byte groups
+  static constexpr Part kQ4_1[] = {{0, 2, 2}, {2, 2, 2}, {4, 16, 4}};               // d; m; quants
+  static constexpr Part kQ5_0[] = {{0, 2, 2}, {2, 4, 4}, {6, 16, 4}};               // d; qh; quants
+  static constexpr Part kQ5_1[] = {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 16, 4}};    // d; m; qh; quants
   static constexpr Part kQ4_K[] = {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}};  // d; dmin; scales; quants
   switch (type) {
     case quant::GgmlType::kQ4_0: return kQ4_0;
+    case quant::GgmlType::kQ4_1: return kQ4_1;
+    case quant::GgmlType::kQ5_0: return kQ5_0;
+    case quant::GgmlType::kQ5_1: return kQ5_1;
     case quant::GgmlType::kQ8_0: return kQ8_0;
     case quant::GgmlType::kQ4_K: return kQ4_K;
     default: return {};

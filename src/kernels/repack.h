@@ -9,6 +9,9 @@
 //   q4_0 (18 bytes): d (2 bytes of each row: 16 bytes), then the 16 bytes of
 //     quants by 4-byte groups (group s of rows 0..7: 32 bytes, s = 0..3);
 //   q8_0 (34 bytes): d, then the 32 quant bytes by 4-byte groups (s = 0..7);
+//   q4_1 (20), q5_0 (22), q5_1 (24 bytes): d, then m (q4_1, q5_1), then the
+//     4 bytes of qh (q5_0, q5_1: 32 bytes, one word per row), then the 16
+//     bytes of quants by 4-byte groups, like q4_0;
 //   q4_K (144 bytes): d, dmin, the 12 scale bytes by 4-byte words (3 x 32
 //     bytes), the 128 quant bytes by 4-byte groups (32 x 32 bytes).
 // One load then gives 4 quants of 8 rows, and a block's 8 integer sums come
@@ -16,9 +19,9 @@
 // last n_rows % 8 rows stay as they were (row layout) after the groups.
 // Same bytes, same size: only the order.
 //
-// Which matrices are repacked: q4_0, q8_0 and q4_K ones of at least 8 rows,
-// when the CPU runs a kernel target with row-group kernels (x86 AVX2 and
-// up). The optimized kernels on other targets read the layout too (by
+// Which matrices are repacked: q4_0, q4_1, q5_0, q5_1, q8_0 and q4_K ones of
+// at least 8 rows, when the CPU runs a kernel target with row-group kernels
+// (x86 AVX2 and up). The optimized kernels on other targets read the layout too (by
 // restoring a group's rows on the fly), so results never depend on it.
 #pragma once
 

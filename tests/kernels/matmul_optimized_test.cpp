@@ -175,9 +175,9 @@ TEST(ActivationQuant, RowsAreQuantizedAlone) {
 }
 
 // Several matrices of one input in one pass give the bits of separate calls:
-// types sharing an activation block (q4_0 in row groups and in rows, q8_0)
-// run together; a q4_K and an f16 among them make the call fall back to one
-// matrix at a time.
+// types sharing an activation block (q4_0 and q5_0 in row groups, q4_0 in
+// rows, q8_0) run together; a q4_K and an f16 among them make the call fall
+// back to one matrix at a time.
 TEST(OptimizedMatMul, ManyMatricesGiveTheBitsOfSeparateCalls) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
@@ -186,6 +186,9 @@ TEST(OptimizedMatMul, ManyMatricesGiveTheBitsOfSeparateCalls) {
   Weights q = RandomWeights(quant::GetType(GgmlType::kQ4_0), kCols, 37, rng);
   std::vector<uint8_t> q_packed(q.bytes.size());
   const Matrix q_groups = RepackRowGroups(q.m, q_packed.data());
+  Weights q5 = RandomWeights(quant::GetType(GgmlType::kQ5_0), kCols, 19, rng);
+  std::vector<uint8_t> q5_packed(q5.bytes.size());
+  const Matrix q5_groups = RepackRowGroups(q5.m, q5_packed.data());
   const Weights k = RandomWeights(quant::GetType(GgmlType::kQ4_0), kCols, 13, rng);
   const Weights v = RandomWeights(quant::GetType(GgmlType::kQ8_0), kCols, 21, rng);
   const Weights kq = RandomWeights(quant::GetType(GgmlType::kQ4_K), kCols, 9, rng);
@@ -194,7 +197,7 @@ TEST(OptimizedMatMul, ManyMatricesGiveTheBitsOfSeparateCalls) {
   for (int64_t m : {1, 7, 9}) {
     const std::vector<float> x = RandomActivations(m * kCols, rng);
     for (const std::vector<const Matrix*>& set :
-         {std::vector<const Matrix*>{&q_groups, &k.m, &v.m}, std::vector<const Matrix*>{&q_groups, &kq.m, &f.m, &v.m}}) {
+         {std::vector<const Matrix*>{&q_groups, &k.m, &q5_groups, &v.m}, std::vector<const Matrix*>{&q_groups, &kq.m, &f.m, &v.m}}) {
       std::vector<std::vector<float>> together(set.size()), alone(set.size());
       std::vector<MatMulJob> jobs;
       for (size_t i = 0; i < set.size(); ++i) {
