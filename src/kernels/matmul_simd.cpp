@@ -531,6 +531,7 @@ void DotQ4_0Rows(const QuantDotArgs& g) {
 template <int64_t kBytes_, int64_t kMin_, int64_t kQh_, int64_t kQs_>
 struct Nibbles {
   static constexpr int64_t kBytes = kBytes_, kMin = kMin_, kQh = kQh_, kQs = kQs_;
+  static constexpr int kMaxQ = kQh >= 0 ? 31 : 15;
 };
 using Q4_0Block = Nibbles<18, -1, -1, 2>;
 using Q4_1Block = Nibbles<20, 2, -1, 4>;
@@ -548,9 +549,14 @@ using Q5_1Block = Nibbles<24, 2, 4, 8>;
 // are those of the one-row path. kSigned: w[s] holds signed quants (the
 // sign trick of MulAddI8I8), else unsigned ones with the offset taken out as
 // a_sum << kShift. kMin: the rows' f16 mins too (q4_1, q5_1), CombineGroup's
-// second term.
-template <int64_t kRows, int kShift, bool kSigned, bool kMin, class Decode>
+// second term. kMaxQ: the largest unsigned quant; without VNNI, as many
+// maddubs steps as stay exact (no int16 pair sum past 32767) are added in
+// int16 before one madd: fewer multiply-port operations, the same integers.
+template <int64_t kRows, int kShift, bool kSigned, bool kMin, int kMaxQ, class Decode>
 HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
+  constexpr int kExact = 32767 / (2 * kMaxQ * 127);  // maddubs results whose sum fits int16
+  constexpr int kInt16Steps = (kSigned || HWY_TARGET == HWY_AVX3_DL) ? 1 : kExact >= 8 ? 8 : kExact >= 4 ? 4 : 1;
+  static_assert(kInt16Steps == 1 || kInt16Steps * 2 * kMaxQ * 127 <= 32767, "int16 sums must not wrap");
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const D8 d8;
   const D32 d32;
@@ -568,19 +574,35 @@ HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
     const VF ms{_mm256_cvtph_ps(min_bits)};
     for (int64_t r = 0; r < n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
-      V32 s0 = hn::Zero(d32), s1 = hn::Zero(d32);
-      for (int s = 0; s < 8; ++s) {
-        int32_t group;
-        std::memcpy(&group, a + 4 * s, 4);
-        const VI8 av = hn::BitCast(d8, hn::Set(d32, group));
-        V32& sum = (s & 1) != 0 ? s1 : s0;
-        if constexpr (kSigned) {
-          sum = MulAddI8I8(VI8{w[s]}, av, sum);
+      auto group = [&](int s) {  // activations 4s..4s+3, broadcast
+        int32_t bits;
+        std::memcpy(&bits, a + 4 * s, 4);
+        return hn::BitCast(d8, hn::Set(d32, bits));
+      };
+      V32 isum;
+      if constexpr (kInt16Steps > 1) {
+        auto pairs = [&](int s) { return _mm256_maddubs_epi16(w[s], group(s).raw); };
+        auto four = [&](int s) {
+          return _mm256_add_epi16(_mm256_add_epi16(pairs(s), pairs(s + 1)), _mm256_add_epi16(pairs(s + 2), pairs(s + 3)));
+        };
+        const __m256i ones = _mm256_set1_epi16(1);
+        if constexpr (kInt16Steps == 8) {
+          isum = V32{_mm256_madd_epi16(_mm256_add_epi16(four(0), four(4)), ones)};
         } else {
-          sum = MulAddU8I8(VU8{w[s]}, av, sum);
+          isum = V32{_mm256_add_epi32(_mm256_madd_epi16(four(0), ones), _mm256_madd_epi16(four(4), ones))};
         }
+      } else {
+        V32 s0 = hn::Zero(d32), s1 = hn::Zero(d32);
+        for (int s = 0; s < 8; ++s) {
+          V32& sum = (s & 1) != 0 ? s1 : s0;
+          if constexpr (kSigned) {
+            sum = MulAddI8I8(VI8{w[s]}, group(s), sum);
+          } else {
+            sum = MulAddU8I8(VU8{w[s]}, group(s), sum);
+          }
+        }
+        isum = s0 + s1;
       }
-      V32 isum = s0 + s1;
       const int32_t a_sum = g.a_sum[r * g.n_blocks + b];
       if constexpr (kShift >= 0) isum = isum - hn::Set(d32, a_sum * (1 << kShift));
       const VF as = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
@@ -693,7 +715,7 @@ void DotNibblesRows8(const QuantDotArgs& g) {
   constexpr bool kMin = F::kMin >= 0;
   const int64_t rb = g.w_row_bytes;
   if (g.row_groups) {
-    QuantRows8<kRows, kShift, false, kMin>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
+    QuantRows8<kRows, kShift, false, kMin, F::kMaxQ>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
       (void)mins;
       const uint8_t* p = g.w + b * 8 * F::kBytes;
       auto load = [&](int64_t at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at)); };
@@ -706,7 +728,7 @@ void DotNibblesRows8(const QuantDotArgs& g) {
     });
     return;
   }
-  QuantRows8<kRows, kShift, false, kMin>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
+  QuantRows8<kRows, kShift, false, kMin, F::kMaxQ>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
     (void)mins;
     const uint8_t* p = g.w + b * F::kBytes;
     DecodeNibbles8(p + F::kQs, rb, w);
@@ -726,7 +748,7 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
 #endif
   const int64_t rb = g.w_row_bytes;
   if (g.row_groups) {
-    QuantRows8<kRows, kShift, kSigned, false>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
+    QuantRows8<kRows, kShift, kSigned, false, 255>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
       const uint8_t* p = g.w + b * 8 * 34;
       scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       for (int s = 0; s < 8; ++s) w[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * s));
@@ -734,7 +756,7 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
     });
     return;
   }
-  QuantRows8<kRows, kShift, kSigned, false>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
+  QuantRows8<kRows, kShift, kSigned, false, 255>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
     const uint8_t* p = g.w + b * 34;
     DecodeQ8_0x8(p, rb, w);
     OffsetQ8_0(w);
