@@ -50,7 +50,8 @@ uint64_t ThreadPool::WaitForJob(uint64_t seen) {
   auto ready = [&] {
     return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
   };
-  if (!SpinUntil(ready)) {
+  auto ready_or_released = [&] { return ready() || released_.load(std::memory_order_acquire); };
+  if (!SpinUntil(ready_or_released) || !ready()) {
     std::unique_lock<std::mutex> lock(mutex_);
     ++sleeping_workers_;
     start_.wait(lock, ready);
@@ -93,6 +94,7 @@ void ThreadPool::ParallelFor(int64_t n_items, const RangeFn& fn) {
   }
   job_ = &fn;
   job_items_ = n_items;
+  released_.store(false, std::memory_order_relaxed);
   pending_.store(n_threads_ - 1, std::memory_order_relaxed);
   generation_.fetch_add(1, std::memory_order_release);
   {
@@ -103,6 +105,10 @@ void ThreadPool::ParallelFor(int64_t n_items, const RangeFn& fn) {
   if (end > 0) fn(0, end);
   WaitForWorkers();
   job_ = nullptr;
+}
+
+void ThreadPool::Release() {
+  if (n_threads_ > 1) released_.store(true, std::memory_order_release);
 }
 
 }  // namespace trit

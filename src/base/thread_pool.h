@@ -10,7 +10,9 @@
 // so a wake-up through the kernel (futex) on each would cost a large part of
 // it. Workers therefore spin on an atomic for kSpin after their last part
 // before they sleep on a condition variable, and the caller spins the same
-// way for the workers to finish.
+// way for the workers to finish. Release() ends that spin at once when the
+// caller is about to do serial work (sampling, streaming a token, HTTP):
+// spinning workers would take the cores that work and other threads need.
 #pragma once
 
 #include <atomic>
@@ -46,6 +48,11 @@ class ThreadPool {
   // one ParallelFor at a time per pool.
   void ParallelFor(int64_t n_items, const RangeFn& fn);
 
+  // Idle workers stop polling and sleep now instead of after kSpin; the next
+  // ParallelFor wakes them (one futex wake-up). Call it from the thread that
+  // calls ParallelFor, between calls.
+  void Release();
+
  private:
   void WorkerLoop(int index);
   // Returns the generation after `seen`, or `seen` if stopping.
@@ -61,6 +68,7 @@ class ThreadPool {
   std::atomic<uint64_t> generation_{0};
   std::atomic<int> pending_{0};
   std::atomic<bool> stop_{false};
+  std::atomic<bool> released_{false};  // set by Release(), cleared by ParallelFor
   // Sleeping after the spin: counted under mutex_, so a wake-up is never lost.
   std::mutex mutex_;
   std::condition_variable start_;

@@ -1,13 +1,18 @@
-// `trit bench MODEL [-p 512] [-n 128] [-t N] [-r 5] [--json]`: how fast this
-// build runs a model on this machine. Prompt processing (p tokens in one
-// pass) and generation (n tokens one at a time, continuing the prompt), as
-// tokens/s mean and standard deviation over r repetitions after a warm-up;
-// then the weight bytes a generated token reads, the machine's measured
-// memory-read bandwidth with the same thread count, and generation as a
-// fraction of that roofline (bandwidth / bytes per token).
+// `trit bench MODEL [-p 512] [-n 128] [-t N] [-r 5] [--sampling] [--json]`:
+// how fast this build runs a model on this machine. Prompt processing (p
+// tokens in one pass) and generation (n tokens one at a time, continuing the
+// prompt; with --sampling each token sampled as trit run does), as tokens/s
+// mean and standard deviation over r repetitions after a warm-up; then the
+// weight bytes a generated token reads, decode as GB/s of weights, the
+// memory-read bandwidth probed with the same thread count right before and
+// after each repetition's generation, and decode as a fraction of the
+// bandwidth around it.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
+#include <optional>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -17,6 +22,7 @@
 #include "cli/engine_option.h"
 #include "cli/format_util.h"
 #include "cli/machine_memory.h"
+#include "cli/sampler_flags.h"
 #include "formats/gguf/reader.h"
 #include "model/model.h"
 #include "store/resolve.h"
@@ -32,6 +38,8 @@ struct BenchCommandOptions {
   int threads = 0;  // 0: set to the hardware thread count before running
   int repetitions = 5;
   int64_t bandwidth_mib = 0;  // 0: DefaultBandwidthBufferBytes()
+  bool sampling = false;      // --sampling
+  SamplerFlags sampler;
   bool json = false;
 };
 
@@ -42,11 +50,17 @@ struct BenchReport {
   uint64_t bytes_per_token = 0;
   MeanSd pp;
   MeanSd tg;
-  double bandwidth = 0.0;  // bytes/s
-  double roofline_fraction = 0.0;
+  double decode_bytes_per_second = 0.0;  // tg mean x bytes_per_token
+  std::vector<double> bandwidth_probes;  // bytes/s, before and after each repetition's generation
+  double bandwidth = 0.0;                // their median
+  double roofline_fraction = 0.0;        // median over repetitions of tg / the bandwidth around it
+  std::optional<runtime::SamplerOptions> sampling;
   uint64_t peak_rss_bytes = 0;
   int64_t kv_cache_bytes = 0;
 };
+
+double Min(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
+double Max(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
 void PrintJson(const BenchCommandOptions& opt, const BenchReport& r) {
   nlohmann::ordered_json j;
@@ -59,8 +73,21 @@ void PrintJson(const BenchCommandOptions& opt, const BenchReport& r) {
   j["repetitions"] = opt.repetitions;
   j["model_bytes"] = r.model_bytes;
   j["bytes_per_token"] = r.bytes_per_token;
+  j["decode_gbs"] = r.decode_bytes_per_second / 1e9;
   j["bandwidth_gbs"] = r.bandwidth / 1e9;
+  j["bandwidth_min_gbs"] = Min(r.bandwidth_probes) / 1e9;
+  j["bandwidth_max_gbs"] = Max(r.bandwidth_probes) / 1e9;
+  nlohmann::ordered_json probes = nlohmann::ordered_json::array();
+  for (double b : r.bandwidth_probes) probes.push_back(b / 1e9);
+  j["bandwidth_probes_gbs"] = probes;
   j["roofline_fraction"] = r.roofline_fraction;
+  if (r.sampling) {
+    j["sampling"] = {{"temperature", r.sampling->temperature}, {"top_k", r.sampling->top_k},
+                     {"top_p", r.sampling->top_p},             {"min_p", r.sampling->min_p},
+                     {"seed", r.sampling->seed}};
+  } else {
+    j["sampling"] = nullptr;
+  }
   j["peak_rss_bytes"] = r.peak_rss_bytes;
   j["kv_cache_bytes"] = r.kv_cache_bytes;
   fmt::print("{}\n", j.dump());
@@ -71,10 +98,16 @@ void PrintText(const BenchCommandOptions& opt, const BenchReport& r) {
   fmt::print("engine     {}\n", r.engine);
   fmt::print("threads    {}, {} repetitions after a warm-up\n", opt.threads, opt.repetitions);
   fmt::print("pp {:<7} {:10.2f} ± {:.2f} tokens/s\n", opt.n_prompt, r.pp.mean, r.pp.sd);
-  fmt::print("tg {:<7} {:10.2f} ± {:.2f} tokens/s\n", opt.n_gen, r.tg.mean, r.tg.sd);
-  const double roofline_tps = r.bytes_per_token > 0 ? r.bandwidth / static_cast<double>(r.bytes_per_token) : 0.0;
-  fmt::print("roofline   {:.2f} GB/s read bandwidth / {} per token = {:.2f} tokens/s; generation at {:.1f}%\n",
-             r.bandwidth / 1e9, HumanBytes(r.bytes_per_token), roofline_tps, 100.0 * r.roofline_fraction);
+  fmt::print("tg {:<7} {:10.2f} ± {:.2f} tokens/s{}\n", opt.n_gen, r.tg.mean, r.tg.sd,
+             r.sampling ? fmt::format(", sampled (temp {:g}, top-k {}, top-p {:g}, min-p {:g})", r.sampling->temperature,
+                                      r.sampling->top_k, r.sampling->top_p, r.sampling->min_p)
+                        : "");
+  fmt::print("decode     {:.2f} GB/s of weights ({} per token)\n", r.decode_bytes_per_second / 1e9,
+             HumanBytes(r.bytes_per_token));
+  fmt::print("bandwidth  {:.2f}-{:.2f} GB/s read, median {:.2f} ({} probes, before and after each generation)\n",
+             Min(r.bandwidth_probes) / 1e9, Max(r.bandwidth_probes) / 1e9, r.bandwidth / 1e9, r.bandwidth_probes.size());
+  fmt::print("roofline   generation at {:.1f}% of the bandwidth around it (median of repetitions)\n",
+             100.0 * r.roofline_fraction);
   fmt::print("memory     peak RSS {} (mapped {} + KV cache {})\n", HumanBytes(r.peak_rss_bytes),
              HumanBytes(r.model_bytes), HumanBytes(static_cast<uint64_t>(r.kv_cache_bytes)));
 }
@@ -119,6 +152,21 @@ int RunBenchCommand(BenchCommandOptions& opt) {
   ro.repetitions = opt.repetitions;
   ro.n_threads = opt.threads;
   ro.progress = Progress;
+  if (opt.sampling) {
+    SamplerFlags flags = opt.sampler;
+    if (!flags.seed) flags.seed = 42;  // the same stream every run unless asked
+    Expected<runtime::SamplerOptions> so = ResolveSamplerFlags(flags);
+    if (!so.ok()) {
+      PrintError(so.status().message());
+      return kExitUsage;
+    }
+    ro.sampling = *so;
+    report.sampling = *so;
+  }
+  BandwidthOptions bo;
+  bo.n_threads = opt.threads;
+  bo.n_bytes = static_cast<uint64_t>(opt.bandwidth_mib) << 20;
+  ro.probe_bandwidth = [&bo] { return MeasureReadBandwidth(bo); };
   Expected<BenchRunResult> run = RunBench(*model->engine, *model->model, ro);
   if (!run.ok()) {
     PrintError(run.status().message());
@@ -127,20 +175,18 @@ int RunBenchCommand(BenchCommandOptions& opt) {
   report.pp = ComputeMeanSd(run->pp_tokens_per_second);
   report.tg = ComputeMeanSd(run->tg_tokens_per_second);
   report.kv_cache_bytes = run->kv_cache_bytes;
-  // Before the bandwidth buffer exists: the peak of the benchmark itself.
-  report.peak_rss_bytes = PeakRssBytes();
-
-  Progress(fmt::format("measuring memory read bandwidth with {} threads", opt.threads));
-  BandwidthOptions bo;
-  bo.n_threads = opt.threads;
-  bo.n_bytes = static_cast<uint64_t>(opt.bandwidth_mib) << 20;
-  Expected<double> bandwidth = MeasureReadBandwidth(bo);
-  if (!bandwidth.ok()) {
-    PrintError(bandwidth.status().message());
-    return kExitFailure;
+  report.peak_rss_bytes = run->peak_rss_bytes;  // the benchmark's own, before the probes' buffers
+  report.decode_bytes_per_second = report.tg.mean * static_cast<double>(report.bytes_per_token);
+  report.bandwidth_probes = run->bandwidth_before;
+  report.bandwidth_probes.insert(report.bandwidth_probes.end(), run->bandwidth_after.begin(),
+                                 run->bandwidth_after.end());
+  report.bandwidth = Median(report.bandwidth_probes);
+  std::vector<double> fractions;
+  for (size_t i = 0; i < run->tg_tokens_per_second.size(); ++i) {
+    const double around = (run->bandwidth_before[i] + run->bandwidth_after[i]) / 2.0;
+    fractions.push_back(RooflineFraction(run->tg_tokens_per_second[i], report.bytes_per_token, around));
   }
-  report.bandwidth = *bandwidth;
-  report.roofline_fraction = RooflineFraction(report.tg.mean, report.bytes_per_token, report.bandwidth);
+  report.roofline_fraction = Median(fractions);
   if (opt.json) {
     PrintJson(opt, report);
   } else {
@@ -175,15 +221,26 @@ Command AddBenchCommand(CLI::App& parent) {
                   "MiB the bandwidth measurement reads (default: 4x the last-level cache, 512 to 2048); a buffer "
                   "that fits in a cache measures the cache, not memory")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  app->add_flag("--sampling", opt->sampling,
+                "Sample each generated token as trit run does (its defaults, or the sampling flags below) and feed it "
+                "back, so tg includes the sampler's cost over the whole vocabulary");
+  AddSamplerFlags(app, &opt->sampler);
   app->add_flag("--json", opt->json,
                 "Print one JSON object: model, engine, type, threads, pp and tg {tokens, tps, sd}, repetitions, model_bytes, "
-                "bytes_per_token, bandwidth_gbs, roofline_fraction, peak_rss_bytes, kv_cache_bytes");
+                "bytes_per_token, decode_gbs, bandwidth_gbs (median probe), bandwidth_min_gbs, bandwidth_max_gbs, "
+                "bandwidth_probes_gbs, roofline_fraction, sampling (null or its options), peak_rss_bytes, kv_cache_bytes");
   app->footer(
       "Each repetition runs the prompt (-p tokens, one pass) and then generates -n tokens one at a time after it,\n"
       "in a KV cache of p + n tokens. bytes_per_token counts the weights one generated token reads (every tensor\n"
-      "once, one row of token_embd unless it is also the output matrix); roofline_fraction = tg tokens/s x\n"
-      "bytes_per_token / bandwidth. Progress goes to stderr.\n"
-      "Examples:\n  trit bench model.gguf -t 2\n  trit bench model.gguf -p 64 -n 16 -r 3 --json");
+      "once, one row of token_embd unless it is also the output matrix); decode_gbs = tg tokens/s x bytes_per_token.\n"
+      "The read bandwidth is probed (the fastest of 5 reads of a buffer larger than the caches) right before and\n"
+      "right after each repetition's generation, untimed: on shared and virtual machines it moves by 2x within\n"
+      "minutes, so decode is compared with what memory delivered around it. roofline_fraction is the median over\n"
+      "repetitions of decode_gbs / the mean of that repetition's two probes. Sampling flags act only with\n"
+      "--sampling (seed 42 unless --seed). Progress goes to stderr.\n"
+      "Examples:\n  trit bench model.gguf -t 2\n  trit bench model.gguf -p 64 -n 16 -r 3 --json\n"
+      "  trit bench model.gguf --sampling            # tg as trit run decodes: temp 0.8, top-k 40, top-p 0.95, min-p 0.05\n"
+      "  trit bench model.gguf --sampling --top-k 0 --top-p 1 --min-p 0   # as trit serve with OpenAI's defaults");
   return {app, [opt] { return RunBenchCommand(*opt); }};
 }
 

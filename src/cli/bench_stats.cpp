@@ -1,7 +1,9 @@
 #include "cli/bench_stats.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include "base/check.h"
 
@@ -11,6 +13,14 @@ namespace {
 constexpr const char* kTokenEmbedding = "token_embd.weight";
 constexpr const char* kOutput = "output.weight";
 }  // namespace
+
+double Median(std::span<const double> values) {
+  if (values.empty()) return 0.0;
+  std::vector<double> v(values.begin(), values.end());
+  std::sort(v.begin(), v.end());
+  const size_t mid = v.size() / 2;
+  return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2.0;
+}
 
 MeanSd ComputeMeanSd(std::span<const double> values) {
   TRIT_CHECK(!values.empty());

@@ -19,6 +19,10 @@ struct MeanSd {
 // Of `values` (at least one; checked).
 MeanSd ComputeMeanSd(std::span<const double> values);
 
+// The middle value (the mean of the two middle ones for an even count);
+// 0 for none.
+double Median(std::span<const double> values);
+
 // Bytes of weights a decode step (one token) reads: every tensor once, except
 // the token embedding, of which only the token's row is read, unless the
 // model has no separate output matrix ("output.weight"): then the embedding

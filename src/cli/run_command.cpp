@@ -13,12 +13,12 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <random>
 #include <thread>
 
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
+#include "cli/sampler_flags.h"
 #include "model/model.h"
 #include "runtime/prompt_builder.h"
 #include "runtime/generate.h"
@@ -56,14 +56,7 @@ class InterruptScope {
 struct RunOptions {
   std::vector<std::string> positional;
   int64_t n_predict = 256;
-  float temperature = 0.8f;
-  int32_t top_k = 40;
-  float top_p = 0.95f;
-  float min_p = 0.05f;
-  float repeat_penalty = 1.0f;
-  float frequency_penalty = 0.0f;
-  float presence_penalty = 0.0f;
-  std::optional<uint64_t> seed;
+  SamplerFlags sampling;
   int threads = 0;
   int64_t ctx = 0;
   std::string system;
@@ -186,8 +179,13 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
     const char* why = g->stop == runtime::StopReason::kEndOfSequence ? "end of sequence"
                       : g->stop == runtime::StopReason::kStopped     ? "interrupted"
                                                                      : "token limit";
-    fmt::print(stderr, "\n[prompt {} tokens ({} reused) in {:.3f} s; generated {} tokens in {:.3f} s, {:.1f} tok/s; {}]\n",
-               prompt_ids.size(), common, prefill, n, decode, n > 1 ? static_cast<double>(n - 1) / decode : 0.0, why);
+    // The prompt's time runs to the first token (its pass and one sample);
+    // generation's from there, over the n - 1 tokens after the first.
+    const size_t n_fed = prompt_ids.size() - common;
+    fmt::print(stderr,
+               "\n[prompt {} tokens ({} reused) in {:.3f} s, {:.1f} tok/s; generated {} tokens in {:.3f} s, {:.1f} tok/s; {}]\n",
+               prompt_ids.size(), common, prefill, prefill > 0.0 ? static_cast<double>(n_fed) / prefill : 0.0, n, decode,
+               n > 1 && decode > 0.0 ? static_cast<double>(n - 1) / decode : 0.0, why);
   }
   return answer;
 }
@@ -249,19 +247,12 @@ int RunRun(const RunOptions& opt) {
     PrintError(fmt::format("--kv '{}': expected f16 or f32", opt.kv));
     return kExitUsage;
   }
-  runtime::SamplerOptions so;
-  so.temperature = opt.temperature;
-  so.top_k = opt.top_k;
-  so.top_p = opt.top_p;
-  so.min_p = opt.min_p;
-  so.repeat_penalty = opt.repeat_penalty;
-  so.frequency_penalty = opt.frequency_penalty;
-  so.presence_penalty = opt.presence_penalty;
-  so.seed = opt.seed.has_value() ? *opt.seed : std::random_device{}();
-  if (Status s = runtime::ValidateSamplerOptions(so); !s.ok()) {
-    PrintError(s.message());
+  Expected<runtime::SamplerOptions> sampler_options = ResolveSamplerFlags(opt.sampling);
+  if (!sampler_options.ok()) {
+    PrintError(sampler_options.status().message());
     return kExitUsage;
   }
+  const runtime::SamplerOptions& so = *sampler_options;
   std::string model_path;
   std::optional<std::string> prompt;
   if (Status s = ResolveArguments(opt.positional, &model_path, &prompt); !s.ok()) {
@@ -313,18 +304,7 @@ Command AddRunCommand(CLI::App& parent) {
   app->add_option("model_and_prompt", opt->positional,
                   "[MODEL] [PROMPT]: MODEL defaults to the bundled model; without PROMPT, an interactive chat");
   app->add_option("-n,--n-predict", opt->n_predict, "Most tokens to generate")->default_val(256)->check(CLI::PositiveNumber);
-  app->add_option("--temp", opt->temperature, "Sampling temperature; 0 picks the most likely token (greedy)")
-      ->default_val(0.8f);
-  app->add_option("--top-k", opt->top_k, "Keep the K most likely tokens (0: all)")->default_val(40);
-  app->add_option("--top-p", opt->top_p, "Keep the smallest set of tokens whose probability reaches P")->default_val(0.95f);
-  app->add_option("--min-p", opt->min_p, "Drop tokens less likely than P times the most likely one")->default_val(0.05f);
-  app->add_option("--repeat-penalty", opt->repeat_penalty, "Penalty for tokens seen in the last 64 (1: none)")
-      ->default_val(1.0f);
-  app->add_option("--frequency-penalty", opt->frequency_penalty, "Subtract count x this from a seen token's logit")
-      ->default_val(0.0f);
-  app->add_option("--presence-penalty", opt->presence_penalty, "Subtract this from a seen token's logit")
-      ->default_val(0.0f);
-  app->add_option("--seed", opt->seed, "Random seed: the same seed and options give the same tokens (default: random)");
+  AddSamplerFlags(app, &opt->sampling);
   app->add_option("-t,--threads", opt->threads, "Threads (0: one per hardware thread); results do not depend on it")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);

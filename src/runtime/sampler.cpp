@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
-#include <numeric>
 
 #include "base/check.h"
+#include "kernels/vocab_row_optimized.h"
+#include "runtime/top_tokens.h"
 
 namespace trit::runtime {
 
@@ -43,46 +45,51 @@ Sampler::Sampler(const SamplerOptions& options) : options_(options), rng_(option
   TRIT_CHECK(ValidateSamplerOptions(options).ok());
 }
 
-int32_t Sampler::Sample(std::span<const float> logits, std::span<const int32_t> history) {
-  const int64_t n_vocab = static_cast<int64_t>(logits.size());
-  work_.assign(logits.begin(), logits.end());
+double Sampler::Uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
 
-  // 1. Penalties over the recent history.
+std::span<const float> Sampler::Penalised(std::span<const float> logits, std::span<const int32_t> history) {
   const size_t n_recent = std::min(history.size(), static_cast<size_t>(options_.penalty_last_n));
+  const bool any = options_.repeat_penalty != 1.0f || options_.frequency_penalty != 0.0f ||
+                   options_.presence_penalty != 0.0f;
+  if (!any || n_recent == 0) return logits;
+  const int64_t n_vocab = static_cast<int64_t>(logits.size());
   std::map<int32_t, int> counts;
   for (size_t i = history.size() - n_recent; i < history.size(); ++i) {
     if (history[i] >= 0 && history[i] < n_vocab) ++counts[history[i]];
   }
+  work_.assign(logits.begin(), logits.end());
   for (const auto& [id, count] : counts) {
     float& l = work_[static_cast<size_t>(id)];
     if (options_.repeat_penalty != 1.0f) l = l > 0.0f ? l / options_.repeat_penalty : l * options_.repeat_penalty;
     l -= static_cast<float>(count) * options_.frequency_penalty + options_.presence_penalty;
   }
+  return work_;
+}
 
-  // 2. Greedy.
-  if (options_.temperature <= 0.0f) return Argmax(work_);
+int32_t Sampler::Sample(std::span<const float> logits, std::span<const int32_t> history) {
+  TRIT_CHECK(!logits.empty());
+  const std::span<const float> row = Penalised(logits, history);
+  if (options_.temperature <= 0.0f) return Argmax(row);
+  const int64_t n_vocab = static_cast<int64_t>(row.size());
+  if (options_.top_k > 0 && options_.top_k < n_vocab) return SampleTopK(row);
+  return SampleWholeVocab(row);
+}
 
-  // 3. Candidates: sort, top_k, softmax with temperature, top_p, min_p.
-  std::vector<int32_t> ids(static_cast<size_t>(n_vocab));
-  std::iota(ids.begin(), ids.end(), 0);
-  std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
-    const float la = work_[static_cast<size_t>(a)], lb = work_[static_cast<size_t>(b)];
-    return la != lb ? la > lb : a < b;
-  });
-  if (options_.top_k > 0 && options_.top_k < n_vocab) ids.resize(static_cast<size_t>(options_.top_k));
-  std::vector<double> probs(ids.size());
-  const double max_logit = work_[static_cast<size_t>(ids[0])];
+int32_t Sampler::SampleTopK(std::span<const float> row) {
+  const std::vector<int32_t> ids = TopTokens(row, options_.top_k);
+  probs_.resize(ids.size());
+  const double max_logit = row[static_cast<size_t>(ids[0])];
   double sum = 0.0;
   for (size_t i = 0; i < ids.size(); ++i) {
-    probs[i] = std::exp((work_[static_cast<size_t>(ids[i])] - max_logit) / options_.temperature);
-    sum += probs[i];
+    probs_[i] = std::exp((row[static_cast<size_t>(ids[i])] - max_logit) / options_.temperature);
+    sum += probs_[i];
   }
-  for (double& p : probs) p /= sum;
+  for (double& p : probs_) p /= sum;
   size_t keep = ids.size();
   if (options_.top_p < 1.0f) {
     double cumulative = 0.0;
     for (size_t i = 0; i < ids.size(); ++i) {
-      cumulative += probs[i];
+      cumulative += probs_[i];
       if (cumulative >= options_.top_p) {
         keep = i + 1;
         break;
@@ -90,22 +97,84 @@ int32_t Sampler::Sample(std::span<const float> logits, std::span<const int32_t> 
     }
   }
   if (options_.min_p > 0.0f) {
-    const double threshold = options_.min_p * probs[0];
+    const double threshold = options_.min_p * probs_[0];
     size_t n = 1;
-    while (n < keep && probs[n] >= threshold) ++n;
+    while (n < keep && probs_[n] >= threshold) ++n;
     keep = n;
   }
+  return DrawRanked(ids, probs_, keep);
+}
 
-  // 4. One draw: u uniform in [0, total) from 53 bits of the generator.
+int32_t Sampler::SampleWholeVocab(std::span<const float> row) {
+  const int64_t n_vocab = static_cast<int64_t>(row.size());
+  constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
+  const float max_logit = kernels::RowMaxOptimized(row.data(), n_vocab);
+  if (!(max_logit > kMinusInf)) return Argmax(row);  // nothing finite to weigh
+  weights_.resize(row.size());
+  const double sum =
+      kernels::ExpWeightsOptimized(row.data(), n_vocab, max_logit, 1.0f / options_.temperature, weights_.data());
+  if (options_.top_p >= 1.0f && options_.min_p <= 0.0f) {
+    // Every token kept: the running total in id order.
+    const double u = Uniform() * sum;
+    double cumulative = 0.0;
+    int32_t last = -1;
+    for (int64_t i = 0; i < n_vocab; ++i) {
+      if (row[static_cast<size_t>(i)] == kMinusInf) continue;
+      cumulative += static_cast<double>(weights_[static_cast<size_t>(i)]);
+      last = static_cast<int32_t>(i);
+      if (u < cumulative) return last;
+    }
+    return last;  // u within the rounding of the two sums' orders
+  }
+  // A ranked prefix long enough for min_p and top_p: at most the tokens
+  // with w >= min_p, grown 4x from 64 until top_p's total is reached.
+  int64_t bound = n_vocab;
+  if (options_.min_p > 0.0f) {
+    bound = 0;
+    for (int64_t i = 0; i < n_vocab; ++i) bound += weights_[static_cast<size_t>(i)] >= options_.min_p ? 1 : 0;
+    bound = std::max<int64_t>(bound, 1);
+  }
+  std::vector<int32_t> ids;
+  size_t keep = 0;
+  for (int64_t k = std::min<int64_t>(bound, 64);; k = std::min<int64_t>(bound, 4 * k)) {
+    ids = TopTokens(row, k);
+    probs_.resize(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const size_t id = static_cast<size_t>(ids[i]);
+      probs_[i] = row[id] == kMinusInf ? 0.0 : static_cast<double>(weights_[id]) / sum;
+    }
+    keep = 0;
+    if (options_.top_p < 1.0f) {
+      double cumulative = 0.0;
+      for (size_t i = 0; i < ids.size() && keep == 0; ++i) {
+        cumulative += probs_[i];
+        if (cumulative >= options_.top_p) keep = i + 1;
+      }
+    }
+    if (keep > 0 || k == bound) break;
+  }
+  if (keep == 0) keep = ids.size();
+  if (options_.min_p > 0.0f) {
+    size_t n = 1;
+    while (n < keep && weights_[static_cast<size_t>(ids[n])] >= options_.min_p) ++n;
+    keep = n;
+  }
+  return DrawRanked(ids, probs_, keep);
+}
+
+int32_t Sampler::DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep) {
+  // u uniform in [0, total) from 53 bits of the generator.
   double total = 0.0;
   for (size_t i = 0; i < keep; ++i) total += probs[i];
-  const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53 * total;
+  const double u = Uniform() * total;
   double cumulative = 0.0;
+  size_t last = 0;  // the last candidate with a probability (never a -inf logit)
   for (size_t i = 0; i < keep; ++i) {
+    if (probs[i] > 0.0) last = i;
     cumulative += probs[i];
     if (u < cumulative) return ids[i];
   }
-  return ids[keep - 1];
+  return ids[last];
 }
 
 }  // namespace trit::runtime

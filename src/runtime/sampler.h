@@ -5,12 +5,29 @@
 //      repetition (logit > 0 ? logit / r : logit * r), then
 //      logit -= count * frequency_penalty + (count > 0) * presence_penalty;
 //   2. temperature <= 0: greedy (the highest logit, lowest id on ties);
-//   3. candidates sorted by logit (ties: lower id first), top_k kept
-//      (0: all), softmax of logit / temperature, top_p (smallest prefix whose
-//      probability reaches top_p), min_p (p >= min_p * p_max);
-//   4. one draw from the kept candidates with the seeded RNG.
+//   3. the candidates, ranked by logit (ties: lower id first), with their
+//      probabilities, then top_p (the smallest ranked prefix whose probability
+//      reaches top_p) and min_p (the ranked prefix with p >= min_p * p_max):
+//      - top_k > 0 (and < n_vocab): the top_k best, probabilities
+//        exp((logit - max) / temperature) in double, normalised over them;
+//      - top_k = 0: every token, probabilities from the weights
+//        w = ExpFixed((logit - max) * (1 / temperature)) (kernels/vocab_row.h),
+//        normalised by their sum over the whole row; min_p keeps w >= min_p;
+//   4. one draw u from the seeded RNG, in [0, total of the kept
+//      probabilities), and the first kept candidate whose running total
+//      passes u, in rank order; when top_k = 0 keeps every token (top_p = 1,
+//      min_p = 0) the running total goes in id order instead (the same
+//      distribution, and no ranking of the vocabulary at all).
+// A token whose logit is -infinity is never drawn.
+// No step sorts the vocabulary: the ranked prefixes come from a partial
+// selection (top_tokens.h) that grows only as far as top_p needs, and the
+// whole-row passes (max, weights) are SIMD. Each call costs O(n_vocab).
 // The same seed and the same logits give the same tokens on every platform
-// (std::mt19937_64 is fully specified; the uniform draw is built from its bits).
+// (std::mt19937_64 is fully specified; the uniform draw is built from its
+// bits; the whole-row kernels give the same bits on every SIMD target).
+// Since 2026-12 the top_k = 0 draws follow step 4 above: seeded streams with
+// top_k = 0 differ from earlier versions' (tests/runtime/sampler_test.cpp
+// pins the new one); with top_k > 0 they are unchanged.
 #pragma once
 
 #include <cstdint>
@@ -46,9 +63,20 @@ class Sampler {
   int32_t Sample(std::span<const float> logits, std::span<const int32_t> history);
 
  private:
+  // The logits after penalties: `logits` itself when none apply.
+  std::span<const float> Penalised(std::span<const float> logits, std::span<const int32_t> history);
+  int32_t SampleTopK(std::span<const float> logits);
+  int32_t SampleWholeVocab(std::span<const float> logits);
+  // Step 3's top_p and min_p over a ranked prefix, then step 4's draw.
+  // `probs` (normalised) and `ids` are in rank order.
+  int32_t DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep);
+  double Uniform();
+
   SamplerOptions options_;
   std::mt19937_64 rng_;
-  std::vector<float> work_;  // (n_vocab) penalised logits
+  std::vector<float> work_;     // (n_vocab) penalised logits, when penalties apply
+  std::vector<float> weights_;  // (n_vocab) step 3's weights, top_k = 0
+  std::vector<double> probs_;   // a ranked prefix's probabilities
 };
 
 // The index of the highest value, lowest index on ties.

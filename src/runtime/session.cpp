@@ -79,6 +79,9 @@ Expected<Logits> Session::Decode(const Batch& batch) {
   out.values.resize(static_cast<size_t>(out.n_rows * out.n_vocab));
   const model::ForwardBatch fb{batch.tokens, batch.positions, batch.seqs, batch.logit_rows};
   model_.Forward(fb, kv_, pool_, out.values.data());
+  // What follows a forward pass is the caller's serial work (sampling,
+  // streaming): workers sleep now rather than poll beside it.
+  pool_.Release();
   for (int32_t seq : batch.seqs) ++lengths_[static_cast<size_t>(seq)];
   return out;
 }

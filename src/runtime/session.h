@@ -74,6 +74,9 @@ class Session {
   int32_t n_seq() const { return static_cast<int32_t>(lengths_.size()); }
   const model::Model& model() const { return model_; }
   int n_threads() const { return pool_.n_threads(); }
+  // The session's threads, for a caller's own parallel work between calls
+  // (the server samples its slots' rows on them). Not while Decode runs.
+  ThreadPool& pool() { return pool_; }
 
  private:
   Session(const model::Model& model, const SessionOptions& options, int64_t n_ctx);

@@ -227,12 +227,30 @@ void Scheduler::Step() {
     }
     return;
   }
-  for (size_t r = 0; r < row_slots.size(); ++r) HandleToken(*row_slots[r], logits->Row(static_cast<int64_t>(r)));
+  // Each slot's sampler is its own (its own RNG, its own history), so the
+  // rows are sampled in parallel on the session's threads, then handled in
+  // row order on this one.
+  const int64_t n_rows = static_cast<int64_t>(row_slots.size());
+  std::vector<int32_t> tokens(row_slots.size());
+  const auto sample = [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      Slot& slot = *row_slots[static_cast<size_t>(r)];
+      tokens[static_cast<size_t>(r)] = slot.sampler->Sample(logits->Row(r), slot.history);
+    }
+  };
+  if (n_rows == 1) {
+    sample(0, 1);
+  } else {
+    session_->pool().ParallelFor(n_rows, sample);
+    session_->pool().Release();
+  }
+  for (size_t r = 0; r < row_slots.size(); ++r) {
+    HandleToken(*row_slots[r], logits->Row(static_cast<int64_t>(r)), tokens[r]);
+  }
 }
 
-void Scheduler::HandleToken(Slot& slot, std::span<const float> logits) {
+void Scheduler::HandleToken(Slot& slot, std::span<const float> logits, int32_t token) {
   const GenerationParams& params = slot.job->params;
-  const int32_t token = slot.sampler->Sample(logits, slot.history);
   const Clock::time_point now = Clock::now();
   if (slot.n_generated == 0) {
     metrics_->ObserveTimeToFirstToken(std::chrono::duration<double>(now - slot.job->arrived).count());

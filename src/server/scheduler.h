@@ -2,7 +2,8 @@
 // n_seq = N. Its thread loops: admit waiting requests into free slots, drop
 // cancelled ones, then run one Decode(batch) holding the next token of every
 // generating slot plus chunks of prompts being prefilled, and sample each
-// slot's token with that request's own seeded sampler. Requests join and
+// slot's token with that request's own seeded sampler (the slots' samplers
+// in parallel on the session's threads). Requests join and
 // leave between steps. A row's logits do not depend on the rest of the
 // batch (DESIGN.md contract 2) and each request samples with its own RNG,
 // so a request's tokens are the same alone or beside others.
@@ -76,7 +77,8 @@ class Scheduler {
   void Loop();
   void Admit(std::unique_ptr<Job> job, int32_t seq);
   void Step();
-  void HandleToken(Slot& slot, std::span<const float> logits);
+  // `token` was sampled from `logits` by the slot's sampler.
+  void HandleToken(Slot& slot, std::span<const float> logits, int32_t token);
   void Finish(Slot& slot, FinishReason reason, const std::string& error = {});
 
   const ServedModel& model_;

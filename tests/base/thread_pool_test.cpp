@@ -49,5 +49,23 @@ TEST(ThreadPoolTest, ManyRoundsReuseTheWorkers) {
   EXPECT_EQ(sum.load(), 2000 * 45);
 }
 
+// Release() between rounds sends the workers to sleep at once: every next
+// round must still wake them all (no lost wake-up), whether they are asleep
+// already or still on their way to sleep.
+TEST(ThreadPoolTest, ReleaseBetweenRoundsLosesNoWakeUp) {
+  for (int threads : {2, 3}) {
+    ThreadPool pool(threads);
+    std::atomic<int64_t> sum{0};
+    for (int round = 0; round < 3000; ++round) {
+      pool.ParallelFor(threads, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) sum += i + 1;
+      });
+      pool.Release();
+      if (round % 500 == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));  // all asleep
+    }
+    EXPECT_EQ(sum.load(), 3000 * threads * (threads + 1) / 2);
+  }
+}
+
 }  // namespace
 }  // namespace trit

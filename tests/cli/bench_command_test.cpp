@@ -35,6 +35,14 @@ TEST(BenchCommandTest, JsonReportHasEveryFieldAndSaneValues) {
   EXPECT_LT(per_token, model_bytes);
   EXPECT_GT(j["bandwidth_gbs"].get<double>(), 0.0);
   EXPECT_GT(j["roofline_fraction"].get<double>(), 0.0);
+  // Probed before and after each repetition's generation: the median lies
+  // in the range, and decode's GB/s is tg x bytes per token.
+  ASSERT_EQ(j["bandwidth_probes_gbs"].size(), 4u);
+  EXPECT_LE(j["bandwidth_min_gbs"].get<double>(), j["bandwidth_gbs"].get<double>());
+  EXPECT_LE(j["bandwidth_gbs"].get<double>(), j["bandwidth_max_gbs"].get<double>());
+  EXPECT_NEAR(j["decode_gbs"].get<double>(), j["tg"]["tps"].get<double>() * static_cast<double>(per_token) / 1e9,
+              1e-9 * j["decode_gbs"].get<double>());
+  EXPECT_TRUE(j["sampling"].is_null());
   EXPECT_GT(j["peak_rss_bytes"].get<uint64_t>(), 0u);
   // K and V, f16, 5 layers x 10 tokens x kv_dim 32.
   EXPECT_EQ(j["kv_cache_bytes"], 2 * 5 * 10 * 32 * 2);
@@ -42,11 +50,37 @@ TEST(BenchCommandTest, JsonReportHasEveryFieldAndSaneValues) {
   EXPECT_NE(r.err.find("bench: warm-up"), std::string::npos) << r.err;
 }
 
+TEST(BenchCommandTest, SamplingUsesTheRunDefaultsAndItsFlags) {
+  RunResult r = RunTrit({"bench", BundledModelPath(), "-p", "4", "-n", "8", "-r", "1", "-t", "2", "--json",
+                         "--bandwidth-mib", "64", "--sampling"},
+                        120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_FLOAT_EQ(j["sampling"]["temperature"].get<float>(), 0.8f);
+  EXPECT_EQ(j["sampling"]["top_k"], 40);
+  EXPECT_FLOAT_EQ(j["sampling"]["top_p"].get<float>(), 0.95f);
+  EXPECT_FLOAT_EQ(j["sampling"]["min_p"].get<float>(), 0.05f);
+  EXPECT_EQ(j["sampling"]["seed"], 42);
+  EXPECT_GT(j["tg"]["tps"].get<double>(), 0.0);
+  EXPECT_NE(r.err.find("generation, 8 tokens, sampled"), std::string::npos) << r.err;
+  r = RunTrit({"bench", BundledModelPath(), "-p", "4", "-n", "4", "-r", "1", "--json", "--bandwidth-mib", "64",
+               "--sampling", "--top-k", "0", "--top-p", "1", "--min-p", "0", "--seed", "7"},
+              120);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["sampling"]["top_k"], 0);
+  EXPECT_EQ(j["sampling"]["seed"], 7);
+  r = RunTrit({"bench", BundledModelPath(), "--sampling", "--top-p", "0"}, 60);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("top_p is 0, expected (0, 1]"), std::string::npos) << r.err;
+}
+
 TEST(BenchCommandTest, TextReport) {
   RunResult r =
       RunTrit({"bench", BundledModelPath(), "-p", "4", "-n", "2", "-r", "1", "-t", "1", "--bandwidth-mib", "64"}, 120);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* s : {"pp 4", "tg 2", "tokens/s", "roofline", "peak RSS", "threads    1"}) {
+  for (const char* s : {"pp 4", "tg 2", "tokens/s", "roofline", "peak RSS", "threads    1", "GB/s of weights",
+                        "2 probes, before and after each generation"}) {
     EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
   }
 }

@@ -35,6 +35,13 @@ TEST(BenchStatsTest, MeanAndSampleStandardDeviation) {
   EXPECT_DOUBLE_EQ(ComputeMeanSd(one).sd, 0.0);
 }
 
+TEST(BenchStatsTest, Median) {
+  EXPECT_EQ(Median(std::vector<double>{}), 0.0);
+  EXPECT_EQ(Median(std::vector<double>{3.0}), 3.0);
+  EXPECT_EQ(Median(std::vector<double>{9.0, 1.0, 4.0}), 4.0);
+  EXPECT_EQ(Median(std::vector<double>{9.0, 1.0, 4.0, 2.0}), 3.0);
+}
+
 TEST(BenchStatsTest, BytesPerTokenReadsOneEmbeddingRowWhenTheOutputIsSeparate) {
   // q8_0: 34 bytes per 32 values, so a 64-wide row is 68 bytes.
   const std::vector<gguf::TensorInfo> untied = {

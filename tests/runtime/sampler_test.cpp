@@ -2,8 +2,13 @@
 // draws follow the distribution they claim.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
 
+#include "kernels/vocab_row.h"
 #include "runtime/sampler.h"
 
 namespace trit::testing {
@@ -96,6 +101,195 @@ TEST(SamplerTest, PenaltiesFollowTheirFormulas) {
   Sampler ns(n);
   const std::vector<float> neg = {-1.0f, -1.5f};
   EXPECT_EQ(ns.Sample(neg, std::vector<int32_t>{0}), 1);
+}
+
+// Logits of a real vocabulary's size and shape: a few likely tokens, a long
+// tail, exact ties, some masked (-inf) entries.
+std::vector<float> VocabRow(int64_t n, std::mt19937_64& rng) {
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = normal(rng);
+  for (int i = 0; i < 6; ++i) v[rng() % v.size()] = 9.0f + static_cast<float>(rng() % 4);
+  for (size_t i = 0; i < v.size(); i += 97) v[i] = v[(i * 7) % v.size()];
+  for (size_t i = 1; i < v.size(); i += 53) v[i] = -std::numeric_limits<float>::infinity();
+  return v;
+}
+
+std::vector<int32_t> Ranked(const std::vector<float>& x) {
+  std::vector<int32_t> ids(x.size());
+  std::iota(ids.begin(), ids.end(), 0);
+  std::sort(ids.begin(), ids.end(), [&](int32_t a, int32_t b) {
+    const float la = x[static_cast<size_t>(a)], lb = x[static_cast<size_t>(b)];
+    return la != lb ? la > lb : a < b;
+  });
+  return ids;
+}
+
+// The sampler as it was before the O(vocab) rewrite (a full sort), written
+// out plainly: with top_k > 0 the new one must draw exactly these tokens.
+class SortingSampler {
+ public:
+  explicit SortingSampler(const SamplerOptions& o) : o_(o), rng_(o.seed) {}
+  int32_t Sample(const std::vector<float>& x) {
+    std::vector<int32_t> ids = Ranked(x);
+    if (o_.top_k > 0 && static_cast<size_t>(o_.top_k) < ids.size()) ids.resize(static_cast<size_t>(o_.top_k));
+    std::vector<double> probs(ids.size());
+    const double max_logit = x[static_cast<size_t>(ids[0])];
+    double sum = 0.0;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      probs[i] = std::exp((x[static_cast<size_t>(ids[i])] - max_logit) / o_.temperature);
+      sum += probs[i];
+    }
+    for (double& p : probs) p /= sum;
+    size_t keep = ids.size();
+    double cumulative = 0.0;
+    for (size_t i = 0; i < ids.size() && o_.top_p < 1.0f; ++i) {
+      cumulative += probs[i];
+      if (cumulative >= o_.top_p) {
+        keep = i + 1;
+        break;
+      }
+    }
+    if (o_.min_p > 0.0f) {
+      size_t n = 1;
+      while (n < keep && probs[n] >= o_.min_p * probs[0]) ++n;
+      keep = n;
+    }
+    return Draw(ids, probs, keep);
+  }
+
+  // The top_k = 0 definition (sampler.h, steps 3 and 4) by a full sort.
+  int32_t SampleWholeVocab(const std::vector<float>& x) {
+    const int64_t n = static_cast<int64_t>(x.size());
+    const float max = kernels::RowMax(x.data(), n);
+    std::vector<float> w(x.size());
+    const double sum = kernels::ExpWeights(x.data(), n, max, 1.0f / o_.temperature, w.data());
+    const float minus_inf = -std::numeric_limits<float>::infinity();
+    if (o_.top_p >= 1.0f && o_.min_p <= 0.0f) {
+      const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53 * sum;
+      double cumulative = 0.0;
+      int32_t last = -1;
+      for (int32_t i = 0; i < n; ++i) {
+        if (x[static_cast<size_t>(i)] == minus_inf) continue;
+        cumulative += w[static_cast<size_t>(i)];
+        last = i;
+        if (u < cumulative) return i;
+      }
+      return last;
+    }
+    const std::vector<int32_t> ids = Ranked(x);
+    std::vector<double> probs(ids.size());
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const size_t id = static_cast<size_t>(ids[i]);
+      probs[i] = x[id] == minus_inf ? 0.0 : static_cast<double>(w[id]) / sum;
+    }
+    size_t keep = ids.size();
+    double cumulative = 0.0;
+    for (size_t i = 0; i < ids.size() && o_.top_p < 1.0f; ++i) {
+      cumulative += probs[i];
+      if (cumulative >= o_.top_p) {
+        keep = i + 1;
+        break;
+      }
+    }
+    if (o_.min_p > 0.0f) {
+      size_t k = 1;
+      while (k < keep && w[static_cast<size_t>(ids[k])] >= o_.min_p) ++k;
+      keep = k;
+    }
+    return Draw(ids, probs, keep);
+  }
+
+ private:
+  int32_t Draw(const std::vector<int32_t>& ids, const std::vector<double>& probs, size_t keep) {
+    double total = 0.0;
+    for (size_t i = 0; i < keep; ++i) total += probs[i];
+    const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53 * total;
+    double cumulative = 0.0;
+    size_t last = 0;
+    for (size_t i = 0; i < keep; ++i) {
+      if (probs[i] > 0.0) last = i;
+      cumulative += probs[i];
+      if (u < cumulative) return ids[i];
+    }
+    return ids[last];
+  }
+
+  SamplerOptions o_;
+  std::mt19937_64 rng_;
+};
+
+struct Filters {
+  int32_t top_k;
+  float top_p, min_p, temperature;
+};
+const Filters kFilters[] = {
+    {40, 0.95f, 0.05f, 0.8f},  // trit run's defaults
+    {40, 1.0f, 0.0f, 1.0f},   {1, 1.0f, 0.0f, 0.8f},   {7, 0.5f, 0.0f, 2.0f},
+    {0, 1.0f, 0.0f, 0.8f},     // OpenAI's defaults (trit serve)
+    {0, 1.0f, 0.0f, 1.0f},    {0, 0.95f, 0.0f, 0.8f},  {0, 0.9999f, 0.0f, 3.0f},
+    {0, 1.0f, 0.05f, 0.8f},   {0, 0.95f, 0.05f, 1.0f}, {0, 1.0f, 1e-6f, 2.0f},
+};
+
+TEST(SamplerTest, DrawsTheTokensOfTheFullSortDefinition) {
+  std::mt19937_64 rng(1201);
+  for (const Filters& f : kFilters) {
+    SamplerOptions o;
+    o.temperature = f.temperature;
+    o.top_k = f.top_k;
+    o.top_p = f.top_p;
+    o.min_p = f.min_p;
+    o.seed = rng();
+    SCOPED_TRACE(::testing::Message() << "top_k " << f.top_k << " top_p " << f.top_p << " min_p " << f.min_p
+                                    << " temp " << f.temperature);
+    Sampler fast(o);
+    SortingSampler slow(o);
+    for (int step = 0; step < 40; ++step) {
+      const std::vector<float> row = VocabRow(step % 2 == 0 ? 5003 : 32000, rng);
+      const int32_t expect = f.top_k > 0 ? slow.Sample(row) : slow.SampleWholeVocab(row);
+      ASSERT_EQ(fast.Sample(row, {}), expect) << "step " << step;
+    }
+  }
+}
+
+TEST(SamplerTest, NeverDrawsAMaskedToken) {
+  std::vector<float> row(1000, -std::numeric_limits<float>::infinity());
+  row[0] = -std::numeric_limits<float>::infinity();
+  row[500] = 0.0f;
+  row[999] = 0.5f;
+  for (float top_p : {1.0f, 0.5f}) {
+    SamplerOptions o;
+    o.temperature = 1.0f;
+    o.top_p = top_p;
+    for (uint64_t seed = 0; seed < 200; ++seed) {
+      o.seed = seed;
+      Sampler s(o);
+      const int32_t t = s.Sample(row, {});
+      EXPECT_TRUE(t == 500 || t == 999) << t;
+    }
+  }
+}
+
+// The top_k = 0 stream of this version, pinned: a change to it is a change
+// of every seeded trit serve reply and must be deliberate (sampler.h says when
+// it last changed).
+// The rows come from the generator's raw bits (std::normal_distribution's
+// values are the library's choice), so the pin holds on any platform.
+TEST(SamplerTest, WholeVocabStreamIsPinned) {
+  std::mt19937_64 rng(7);
+  SamplerOptions o;
+  o.temperature = 0.8f;
+  o.seed = 42;
+  Sampler s(o);
+  std::vector<int32_t> got;
+  for (int i = 0; i < 12; ++i) {
+    std::vector<float> row(32000);
+    for (float& x : row) x = static_cast<float>(rng() >> 40) * 0x1.0p-24f * 8.0f - 4.0f;  // uniform [-4, 4)
+    for (int j = 0; j < 5; ++j) row[rng() % row.size()] = 6.0f + static_cast<float>(j);
+    got.push_back(s.Sample(row, {}));
+  }
+  const std::vector<int32_t> pinned = {21177, 17850, 29457, 1196, 26502, 5562, 14579, 16081, 10547, 13956, 845, 16324};
+  EXPECT_EQ(got, pinned);
 }
 
 TEST(SamplerTest, InvalidOptionsNamed) {
