@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "cli/bundle_check.h"
-#include "cli/bundle_policy.h"
-#include "cli/bundle_resolve.h"
+#include "bundle/check.h"
+#include "bundle/policy.h"
+#include "bundle/resolve.h"
 #include "cli/command.h"
 #include "cli/format_util.h"
 
@@ -63,12 +63,12 @@ std::string Describe(const binfmt::Image& image) {
                      image.big_endian ? "big-endian" : "little-endian", image.arch, image.kind);
 }
 
-std::string OriginName(Origin o) {
+std::string OriginName(bundle::Origin o) {
   switch (o) {
-    case Origin::kBundle: return "bundle";
-    case Origin::kSystem: return "system";
-    case Origin::kMissing: return "missing";
-    case Origin::kMissingWeak: return "missing (weak)";
+    case bundle::Origin::kBundle: return "bundle";
+    case bundle::Origin::kSystem: return "system";
+    case bundle::Origin::kMissing: return "missing";
+    case bundle::Origin::kMissingWeak: return "missing (weak)";
   }
   return "?";
 }
@@ -81,7 +81,7 @@ struct DepsOptions {
 };
 
 int RunDeps(const DepsOptions& o) {
-  const LoadedBinary b = LoadBinary(o.path);
+  const bundle::LoadedBinary b = bundle::LoadBinary(o.path);
   if (!b.error.empty()) {
     PrintError(fmt::format("{}: {}", o.path, b.error));
     return kExitFailure;
@@ -95,16 +95,16 @@ int RunDeps(const DepsOptions& o) {
     nlohmann::ordered_json paths = nlohmann::ordered_json::array();
     for (const binfmt::SearchPath& p : image.search_paths) {
       const char* kind = p.kind == binfmt::SearchPathKind::kRunpath ? "runpath" : "rpath";
-      const std::string expanded = ExpandSearchEntry(p.path, o.path, std::string());
+      const std::string expanded = bundle::ExpandSearchEntry(p.path, o.path, std::string());
       text += fmt::format("  {}: {} -> {}\n", kind, Quoted(p.path, 200), Quoted(expanded, 200));
       paths.push_back({{"kind", kind}, {"path", p.path}, {"expanded", expanded}});
     }
     nlohmann::ordered_json deps = nlohmann::ordered_json::array();
     for (const binfmt::Dependency& d : image.deps) {
-      const std::vector<std::string> candidates = CandidatePaths(image, d, o.path, {}, {});
+      const std::vector<std::string> candidates = bundle::CandidatePaths(image, d, o.path, {}, {});
       std::string found;
       for (const std::string& c : candidates) {
-        found = FindFile(c, image.format);
+        found = bundle::FindFile(c, image.format);
         if (!found.empty()) break;
       }
       text += fmt::format("  {}: {}", binfmt::DepKindName(d.kind), Quoted(d.name, 200));
@@ -158,7 +158,7 @@ struct SymbolsOptions {
 };
 
 int RunSymbols(const SymbolsOptions& o) {
-  const LoadedBinary b = LoadBinary(o.path);
+  const bundle::LoadedBinary b = bundle::LoadBinary(o.path);
   if (!b.error.empty()) {
     PrintError(fmt::format("{}: {}", o.path, b.error));
     return kExitFailure;
@@ -218,22 +218,22 @@ int RunCheck(const CheckOptions& o) {
   }
   std::stringstream text;
   text << in.rdbuf();
-  Expected<BundlePolicy> policy = ParseBundlePolicy(text.str());
+  Expected<bundle::BundlePolicy> policy = bundle::ParseBundlePolicy(text.str());
   if (!policy.ok()) {
     PrintError(fmt::format("--policy {}: {}", o.policy, policy.status().message()));
     return kExitUsage;
   }
-  const CheckReport report = CheckBundle(o.paths, *policy);
+  const bundle::CheckReport report = bundle::CheckBundle(o.paths, *policy);
   StdoutStream out;
   if (o.json) {
     nlohmann::ordered_json bins = nlohmann::ordered_json::array();
-    for (const CheckedBinary& cb : report.binaries) {
+    for (const bundle::CheckedBinary& cb : report.binaries) {
       nlohmann::ordered_json jb = {{"path", cb.binary.path}};
       if (!cb.binary.error.empty()) jb["error"] = cb.binary.error;
       nlohmann::ordered_json images = nlohmann::ordered_json::array();
       for (size_t i = 0; i < cb.deps.size(); ++i) {
         nlohmann::ordered_json deps = nlohmann::ordered_json::array();
-        for (const ResolvedDep& r : cb.deps[i]) {
+        for (const bundle::ResolvedDep& r : cb.deps[i]) {
           deps.push_back({{"name", r.dep.name}, {"kind", binfmt::DepKindName(r.dep.kind)}, {"from", OriginName(r.origin)},
                           {"path", r.path.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.path)}});
         }
@@ -243,13 +243,13 @@ int RunCheck(const CheckOptions& o) {
       bins.push_back(jb);
     }
     nlohmann::ordered_json violations = nlohmann::ordered_json::array();
-    for (const Violation& v : report.violations) {
+    for (const bundle::Violation& v : report.violations) {
       violations.push_back({{"binary", v.binary}, {"entry", v.entry}, {"rule", v.rule}, {"message", v.message}});
     }
     nlohmann::ordered_json j = {{"ok", report.ok()}, {"binaries", bins}, {"violations", violations}};
     out.Write(j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   } else {
-    for (const Violation& v : report.violations) {
+    for (const bundle::Violation& v : report.violations) {
       out.Write(fmt::format("{}: [{}] {}: {}\n", v.binary, v.rule, Quoted(v.entry, 200), v.message));
     }
     out.Write(fmt::format("{}: {} binar{}, {} violation{}\n", report.ok() ? "ok" : "FAILED", report.binaries.size(),

@@ -11,11 +11,11 @@
 
 #include "cli/command.h"
 #include "cli/engines_report.h"
-#include "cli/system_info.h"
 #include "engines/default_registry.h"
 #include "engines/model_format.h"
 #include "kernels/cpu_targets.h"
 #include "store/models_home.h"
+#include "system/system_info.h"
 #include "trit/engine.h"
 
 namespace trit::cli {
@@ -33,7 +33,7 @@ struct Problem {
 // Below this much available memory even small models may fail to map and run.
 constexpr uint64_t kLowMemoryBytes = uint64_t{256} << 20;
 
-std::vector<Problem> FindProblems(const CpuInfo& cpu, int threads_default, const MemoryInfo& mem,
+std::vector<Problem> FindProblems(const system::CpuInfo& cpu, int threads_default, const system::MemoryInfo& mem,
                                   const engines::Registry& registry, const engines::Discovery& discovery) {
   std::vector<Problem> out;
   if (threads_default > cpu.usable_cpus && cpu.usable_cpus > 0) {
@@ -73,8 +73,8 @@ std::string Bytes(const std::optional<uint64_t>& b) {
 }
 
 int RunDoctor(const DoctorOptions& opt) {
-  const CpuInfo cpu = ReadCpuInfo();
-  const MemoryInfo mem = ReadMemoryInfo();
+  const system::CpuInfo cpu = system::ReadCpuInfo();
+  const system::MemoryInfo mem = system::ReadMemoryInfo();
   // The default of `trit run --threads 0`: one thread per hardware thread.
   const int threads_default = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const engines::Discovery discovery = engines::DiscoveryFromEnvironment();

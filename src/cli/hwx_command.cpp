@@ -9,11 +9,11 @@
 
 #include "base/atomic_file.h"
 #include "cli/command.h"
-#include "cli/hwx_report.h"
 #include "formats/binfmt/binary_view.h"
 #include "formats/hwx/ane_file.h"
 #include "formats/hwx/clean.h"
 #include "formats/hwx/diff.h"
+#include "formats/hwx/hwx_report.h"
 #include "formats/hwx/registers.h"
 
 namespace trit::cli {
@@ -34,23 +34,23 @@ std::string Dump(const nlohmann::ordered_json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-Expected<HwxInput> LoadOrReport(const std::string& path) {
-  Expected<HwxInput> in = LoadHwxInput(path);
+Expected<hwx::HwxInput> LoadOrReport(const std::string& path) {
+  Expected<hwx::HwxInput> in = hwx::LoadHwxInput(path);
   if (!in.ok()) PrintError(in.status().message());
   return in;
 }
 
 int RunInspect(const FileOptions& o) {
-  Expected<HwxInput> in = LoadOrReport(o.path);
+  Expected<hwx::HwxInput> in = LoadOrReport(o.path);
   if (!in.ok()) return kExitFailure;
-  Print(o.json ? Dump(InspectJson(*in)) : InspectText(*in));
+  Print(o.json ? Dump(hwx::InspectJson(*in)) : hwx::InspectText(*in));
   return kExitSuccess;
 }
 
 int RunRegs(const FileOptions& o) {
-  Expected<HwxInput> in = LoadOrReport(o.path);
+  Expected<hwx::HwxInput> in = LoadOrReport(o.path);
   if (!in.ok()) return kExitFailure;
-  Print(o.json ? Dump(RegsJson(*in)) : RegsText(*in));
+  Print(o.json ? Dump(hwx::RegsJson(*in)) : hwx::RegsText(*in));
   return kExitSuccess;
 }
 
@@ -62,14 +62,14 @@ struct DiffCliOptions {
 
 // Exit 0 identical, 1 different, 2 a file could not be read (like cmp/diff).
 int RunDiff(const DiffCliOptions& o) {
-  Expected<HwxInput> a = LoadOrReport(o.a);
+  Expected<hwx::HwxInput> a = LoadOrReport(o.a);
   if (!a.ok()) return kExitUsage;
-  Expected<HwxInput> b = LoadOrReport(o.b);
+  Expected<hwx::HwxInput> b = LoadOrReport(o.b);
   if (!b.ok()) return kExitUsage;
   hwx::DiffOptions options;
   options.absent_as_zero = o.absent_as_zero;
   const std::vector<hwx::Difference> diffs = hwx::DiffChains(a->descriptors(), b->descriptors(), options);
-  Print(o.json ? Dump(DiffJson(diffs, *a, *b)) : DiffText(diffs, *a, *b));
+  Print(o.json ? Dump(hwx::DiffJson(diffs, *a, *b)) : hwx::DiffText(diffs, *a, *b));
   return diffs.empty() ? kExitSuccess : kExitFailure;
 }
 
@@ -86,7 +86,7 @@ struct CleanOptions {
 };
 
 int RunClean(const CleanOptions& o) {
-  Expected<HwxInput> in = LoadOrReport(o.in);
+  Expected<hwx::HwxInput> in = LoadOrReport(o.in);
   if (!in.ok()) return kExitFailure;
   if (!in->hwx) {
     PrintError(fmt::format("{}: clean works on .hwx files (this is a .ane file)", o.in));
@@ -125,7 +125,7 @@ struct ConvertOptions {
 };
 
 int RunConvert(const ConvertOptions& o) {
-  Expected<HwxInput> in = LoadOrReport(o.in);
+  Expected<hwx::HwxInput> in = LoadOrReport(o.in);
   if (!in.ok()) return kExitFailure;
   if (!in->hwx) {
     PrintError(fmt::format("{}: convert reads .hwx files (this is already a .ane file)", o.in));
@@ -166,7 +166,7 @@ int RunConvert(const ConvertOptions& o) {
     slots += fmt::format(" {} ({}) slot {};", binfmt::Printable(f.buffers[i].name), hwx::BufferRoleName(f.buffers[i].role), used[i]);
   }
   Print(fmt::format("wrote {}: {} bytes, {} descriptor(s) ({} layout, first {:#x} bytes), weights {:#x} bytes;{}\n",
-                    o.out, c->bytes.size(), f.descriptors.size(), ChainLayout(f.descriptors), f.descriptors.front().size,
+                    o.out, c->bytes.size(), f.descriptors.size(), hwx::ChainLayout(f.descriptors), f.descriptors.front().size,
                     f.weights_size, slots));
   return kExitSuccess;
 }

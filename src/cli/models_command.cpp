@@ -9,7 +9,7 @@
 
 #include "cli/command.h"
 #include "cli/format_util.h"
-#include "cli/model_summary.h"
+#include "formats/gguf/model_summary.h"
 #include "formats/gguf/reader.h"
 #include "store/model_store.h"
 
@@ -25,12 +25,12 @@ struct ModelsOptions {
 // A present entry with what its GGUF says.
 struct Listed {
   store::StoreEntry entry;
-  ModelSummary summary;
+  gguf::ModelSummary summary;
 };
 
-std::string TypeMix(const ModelSummary& s) {
+std::string TypeMix(const gguf::ModelSummary& s) {
   std::string out;
-  for (const TypeUsage& u : s.types) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", u.type, u.tensors);
+  for (const gguf::TypeUsage& u : s.types) out += fmt::format("{}{}:{}", out.empty() ? "" : ",", u.type, u.tensors);
   return out.empty() ? "-" : out;
 }
 
@@ -47,7 +47,7 @@ nlohmann::ordered_json EntryJson(const Listed& l) {
                                                      : nlohmann::ordered_json(l.summary.architecture);
   j["parameters"] = l.summary.parameters;
   nlohmann::ordered_json types = nlohmann::ordered_json::object();
-  for (const TypeUsage& u : l.summary.types) types[u.type] = {{"tensors", u.tensors}, {"bytes", u.bytes}};
+  for (const gguf::TypeUsage& u : l.summary.types) types[u.type] = {{"tensors", u.tensors}, {"bytes", u.bytes}};
   j["types"] = types;
   return j;
 }
@@ -60,7 +60,7 @@ std::string Dump(const nlohmann::ordered_json& j) {
 Expected<Listed> Describe(const store::StoreEntry& e) {
   Expected<gguf::File> file = gguf::File::Open(e.paths.model);
   if (!file.ok()) return file.status();
-  return Listed{e, Summarize(*file)};
+  return Listed{e, gguf::Summarize(*file)};
 }
 
 // Cleans stale manifests, saying so, and returns the models that are present.

@@ -1,7 +1,7 @@
 // `trit quantize IN OUT TYPE`: writes a new GGUF file whose weight matrices
-// are converted to TYPE (see quantize_plan.h for which tensors and the
-// fallbacks). The output is written under a temporary name and renamed into
-// place only when complete.
+// are converted to TYPE. The conversion is convert/quantize_file.h (which
+// tensors and the fallbacks: convert/quantize_plan.h); this file parses the
+// flags and prints the per-tensor log and the report.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,9 +16,9 @@
 
 #include "cli/command.h"
 #include "cli/format_util.h"
-#include "cli/quantize_plan.h"
+#include "convert/quantize_file.h"
+#include "convert/quantize_plan.h"
 #include "formats/gguf/reader.h"
-#include "formats/gguf/writer.h"
 
 namespace trit::cli {
 namespace {
@@ -41,35 +41,6 @@ std::string SupportedOutputTypes() {
   return out;
 }
 
-// Dequantizes the source tensor to f32 and quantizes it into `out`, rows
-// split over `n_threads` threads. Both types' blocks never straddle a row
-// (the reader and the plan checked the row length), and the quantizers are
-// row-independent, so the bytes do not depend on the thread count.
-void ConvertTensor(const gguf::File& file, const TensorPlan& plan, std::span<uint8_t> out, int n_threads) {
-  const gguf::TensorInfo& t = *plan.tensor;
-  const quant::TypeInfo& from = *t.type;
-  const quant::TypeInfo& to = *plan.target;
-  const int64_t row = t.shape[0];
-  const int64_t n_rows = t.n_elements / row;
-  const uint64_t from_row_bytes = *quant::RowBytes(from, row);
-  const uint64_t to_row_bytes = *quant::RowBytes(to, row);
-  const uint8_t* src = file.TensorData(t).data();
-  auto convert_rows = [&](int64_t first, int64_t last) {
-    std::vector<float> values(static_cast<size_t>(row));
-    for (int64_t r = first; r < last; ++r) {
-      from.dequantize(src + r * from_row_bytes, values.data(), row);
-      to.quantize(values.data(), out.data() + r * to_row_bytes, row);
-    }
-  };
-  const int64_t n_workers = std::clamp<int64_t>(n_threads, 1, n_rows);
-  std::vector<std::thread> workers;
-  for (int64_t w = 1; w < n_workers; ++w) {
-    workers.emplace_back(convert_rows, n_rows * w / n_workers, n_rows * (w + 1) / n_workers);
-  }
-  convert_rows(0, n_rows / n_workers);
-  for (std::thread& w : workers) w.join();
-}
-
 int RunQuantize(const QuantizeOptions& opt) {
   const quant::TypeInfo* requested = quant::FindTypeByName(opt.type);
   if (requested == nullptr || requested->quantize == nullptr) {
@@ -88,62 +59,27 @@ int RunQuantize(const QuantizeOptions& opt) {
     PrintError(file.status().message());
     return kExitFailure;
   }
-  Expected<std::vector<TensorPlan>> plans = PlanQuantization(
-      file->tensors(), *requested, opt.strict ? FallbackPolicy::kRefuse : FallbackPolicy::kAllow);
-  if (!plans.ok()) {
-    PrintError(plans.status().WithContext(opt.input).message());
-    return kExitFailure;
-  }
-
-  gguf::Writer writer(file->header().alignment);
-  for (const gguf::MetadataEntry& e : file->metadata()) {
-    if (Status s = writer.SetMetadata(e.key, e.value); !s.ok()) {
-      PrintError(s.WithContext(opt.input).message());
-      return kExitFailure;
-    }
-  }
-  bool any_converted = false;
-  for (const TensorPlan& p : *plans) any_converted |= p.action == TensorAction::kConvert;
-  if (any_converted) {
-    (void)writer.SetMetadata("general.quantization_version", gguf::Value(uint32_t{2}));
-    if (const int ftype = LlamaFileType(requested->type); ftype >= 0) {
-      (void)writer.SetMetadata("general.file_type", gguf::Value(static_cast<uint32_t>(ftype)));
-    }
-  }
-
   const bool log = !opt.quiet && !opt.json;
-  const int n_threads = opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  const size_t n = plans->size();
-  for (size_t i = 0; i < n; ++i) {
-    const TensorPlan& p = (*plans)[i];
-    const gguf::File& src = *file;
-    gguf::Writer::FillFn fill = [&src, &p, i, n, log, n_threads](std::span<uint8_t> out) -> Status {
+  convert::QuantizeFileOptions options;
+  options.fallback = opt.strict ? convert::FallbackPolicy::kRefuse : convert::FallbackPolicy::kAllow;
+  options.n_threads = opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  if (log) {
+    options.on_tensor = [](size_t i, size_t n, const convert::TensorPlan& p, uint64_t out_bytes) {
       const gguf::TensorInfo& t = *p.tensor;
-      if (p.action == TensorAction::kCopy) {
-        std::span<const uint8_t> data = src.TensorData(t);
-        std::copy(data.begin(), data.end(), out.begin());
-      } else {
-        ConvertTensor(src, p, out, n_threads);
-      }
-      if (log) {
-        std::string note = p.action == TensorAction::kCopy ? fmt::format("kept ({})", p.reason)
-                           : p.fallback ? fmt::format("fallback: {}", p.reason)
-                                        : std::string();
-        fmt::print(stderr, "[{:>{}}/{}] {:<32} {:>6} -> {:<6} {:>10} -> {:<10} {}\n", i + 1,
-                   fmt::formatted_size("{}", n), n, t.name, t.type->name, p.target->name, HumanBytes(t.n_bytes),
-                   HumanBytes(out.size()), note);
-      }
-      return Status::Ok();
+      std::string note = p.action == convert::TensorAction::kCopy ? fmt::format("kept ({})", p.reason)
+                         : p.fallback                              ? fmt::format("fallback: {}", p.reason)
+                                                                   : std::string();
+      fmt::print(stderr, "[{:>{}}/{}] {:<32} {:>6} -> {:<6} {:>10} -> {:<10} {}\n", i + 1,
+                 fmt::formatted_size("{}", n), n, t.name, t.type->name, p.target->name, HumanBytes(t.n_bytes),
+                 HumanBytes(out_bytes), note);
     };
-    if (Status s = writer.AddTensor(p.tensor->name, p.target->type, p.tensor->shape, std::move(fill)); !s.ok()) {
-      PrintError(s.WithContext(opt.output).message());
-      return kExitFailure;
-    }
   }
-  if (Status s = writer.WriteFile(opt.output); !s.ok()) {
-    PrintError(s.message());
+  Expected<std::vector<convert::TensorPlan>> plans = convert::QuantizeFile(*file, *requested, opt.output, options);
+  if (!plans.ok()) {
+    PrintError(plans.status().message());
     return kExitFailure;
   }
+  const size_t n = plans->size();
 
   // Report from the file as written, so the numbers are what is on disk.
   Expected<gguf::File> written = gguf::File::Open(opt.output);
@@ -153,18 +89,18 @@ int RunQuantize(const QuantizeOptions& opt) {
   }
   std::map<std::string, size_t> by_type;
   size_t converted = 0, fallbacks = 0;
-  for (const TensorPlan& p : *plans) {
+  for (const convert::TensorPlan& p : *plans) {
     ++by_type[std::string(p.target->name)];
-    converted += p.action == TensorAction::kConvert;
+    converted += p.action == convert::TensorAction::kConvert;
     fallbacks += p.fallback;
   }
   if (opt.json) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
-    for (const TensorPlan& p : *plans) {
+    for (const convert::TensorPlan& p : *plans) {
       tensors.push_back({{"name", p.tensor->name},
                          {"from", p.tensor->type->name},
                          {"to", p.target->name},
-                         {"action", p.action == TensorAction::kCopy ? "copy" : "convert"},
+                         {"action", p.action == convert::TensorAction::kCopy ? "copy" : "convert"},
                          {"fallback", p.fallback},
                          {"reason", p.reason}});
     }

@@ -8,7 +8,7 @@
 #include "cli/command.h"
 #include "cli/format_util.h"
 #include "cli/metadata_json.h"
-#include "cli/model_summary.h"
+#include "formats/gguf/model_summary.h"
 #include "formats/gguf/reader.h"
 #include "store/resolve.h"
 
@@ -31,7 +31,7 @@ nlohmann::ordered_json OptionalJson(const std::optional<uint64_t>& v) {
   return v.has_value() ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 
-nlohmann::ordered_json ShowJson(const gguf::File& file, const ModelSummary& s, size_t max_array) {
+nlohmann::ordered_json ShowJson(const gguf::File& file, const gguf::ModelSummary& s, size_t max_array) {
   nlohmann::ordered_json out;
   out["path"] = file.path();
   out["format"] = "gguf";
@@ -55,7 +55,7 @@ nlohmann::ordered_json ShowJson(const gguf::File& file, const ModelSummary& s, s
                       {"tokens", s.vocab_size}};
   out["chat_template"] = s.has_chat_template;
   nlohmann::ordered_json types = nlohmann::ordered_json::object();
-  for (const TypeUsage& u : s.types) {
+  for (const gguf::TypeUsage& u : s.types) {
     types[u.type] = {{"tensors", u.tensors}, {"bytes", u.bytes}, {"elements", u.elements}};
   }
   out["types"] = types;
@@ -78,7 +78,7 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return out;
 }
 
-void PrintHuman(const gguf::File& file, const ModelSummary& s, bool list_tensors) {
+void PrintHuman(const gguf::File& file, const gguf::ModelSummary& s, bool list_tensors) {
   fmt::print("{}\n", file.path());
   fmt::print("  format         GGUF v{}, {} ({} bytes), alignment {}\n", file.version(),
              HumanBytes(file.file_size()), file.file_size(), file.header().alignment);
@@ -86,7 +86,7 @@ void PrintHuman(const gguf::File& file, const ModelSummary& s, bool list_tensors
              s.name.empty() ? "" : fmt::format("  (name {})", Quoted(s.name, 80)));
   fmt::print("  parameters     {} ({})\n", HumanCount(s.parameters), s.parameters);
   std::string types;
-  for (const TypeUsage& u : s.types) {
+  for (const gguf::TypeUsage& u : s.types) {
     types += fmt::format("{}{} {} tensors {}", types.empty() ? "" : ", ", u.type, u.tensors, HumanBytes(u.bytes));
   }
   fmt::print("  tensors        {}: {}\n", file.tensors().size(), types.empty() ? "none" : types);
@@ -131,7 +131,7 @@ int RunShow(const ShowOptions& opt) {
     PrintError(file.status().message());
     return kExitFailure;
   }
-  const ModelSummary summary = Summarize(*file);
+  const gguf::ModelSummary summary = gguf::Summarize(*file);
   if (opt.json) {
     // Token strings need not be valid UTF-8; replace bad bytes rather than fail.
     fmt::print("{}\n", ShowJson(*file, summary, opt.max_array)

@@ -1,6 +1,6 @@
-// What `trit show` reports about a GGUF file beyond its raw metadata: the
-// architecture's headline hyper-parameters (read from "<arch>.*" keys),
-// parameter count and bytes per tensor type.
+// A GGUF file's headline facts beyond its raw metadata: the architecture's
+// hyper-parameters (read from "<arch>.*" keys), parameter count and bytes
+// per tensor type. What `trit show` and `trit models` report.
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 
 #include "formats/gguf/reader.h"
 
-namespace trit::cli {
+namespace trit::gguf {
 
 struct TypeUsage {
   std::string type;     // GGML type name
@@ -38,4 +38,4 @@ struct ModelSummary {
 
 ModelSummary Summarize(const gguf::File& file);
 
-}  // namespace trit::cli
+}  // namespace trit::gguf

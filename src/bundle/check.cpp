@@ -1,4 +1,4 @@
-#include "cli/bundle_check.h"
+#include "bundle/check.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-namespace trit::cli {
+namespace trit::bundle {
 namespace fs = std::filesystem;
 
 namespace {
@@ -218,4 +218,4 @@ CheckReport CheckBundle(const std::vector<std::string>& paths, const BundlePolic
   return report;
 }
 
-}  // namespace trit::cli
+}  // namespace trit::bundle

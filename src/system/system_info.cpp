@@ -1,4 +1,4 @@
-#include "cli/system_info.h"
+#include "system/system_info.h"
 
 #include <sched.h>
 #include <sys/utsname.h>
@@ -9,7 +9,7 @@
 #include <sstream>
 #include <thread>
 
-namespace trit::cli {
+namespace trit::system {
 
 namespace {
 
@@ -100,4 +100,4 @@ MemoryInfo ReadMemoryInfo() {
   return {MeminfoBytes(text, "MemTotal"), MeminfoBytes(text, "MemAvailable")};
 }
 
-}  // namespace trit::cli
+}  // namespace trit::system

@@ -1,4 +1,4 @@
-#include "cli/machine_memory.h"
+#include "system/machine_memory.h"
 
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -15,7 +15,7 @@
 #include "base/check.h"
 #include "base/thread_pool.h"
 
-namespace trit::cli {
+namespace trit::system {
 
 namespace {
 
@@ -129,4 +129,4 @@ uint64_t PeakRssBytes() {
 #endif
 }
 
-}  // namespace trit::cli
+}  // namespace trit::system

@@ -1,8 +1,8 @@
-#include "cli/quantize_plan.h"
+#include "convert/quantize_plan.h"
 
 #include <gtest/gtest.h>
 
-namespace trit::cli {
+namespace trit::convert {
 namespace {
 
 using quant::GgmlType;
@@ -91,4 +91,4 @@ TEST(QuantizePlanTest, FileTypes) {
 }
 
 }  // namespace
-}  // namespace trit::cli
+}  // namespace trit::convert

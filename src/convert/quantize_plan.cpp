@@ -1,9 +1,9 @@
-#include "cli/quantize_plan.h"
+#include "convert/quantize_plan.h"
 
 #include <array>
 #include <string_view>
 
-namespace trit::cli {
+namespace trit::convert {
 namespace {
 
 using quant::GgmlType;
@@ -130,4 +130,4 @@ int LlamaFileType(GgmlType type) {
   }
 }
 
-}  // namespace trit::cli
+}  // namespace trit::convert

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-namespace trit::cli {
+namespace trit::system {
 
 struct CpuInfo {
   std::string model;                  // "model name" of /proc/cpuinfo; empty when absent
@@ -35,4 +35,4 @@ std::optional<uint64_t> MeminfoBytes(std::string_view meminfo, std::string_view 
 CpuInfo ReadCpuInfo();
 MemoryInfo ReadMemoryInfo();
 
-}  // namespace trit::cli
+}  // namespace trit::system

@@ -16,7 +16,7 @@
 #include "formats/gguf/reader.h"
 #include "quant/types.h"
 
-namespace trit::cli {
+namespace trit::convert {
 
 enum class TensorAction {
   kCopy,     // bytes copied unchanged (not a weight matrix, or already the chosen type)
@@ -45,4 +45,4 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
 // file whose weights are mostly `type`; -1 when there is none.
 int LlamaFileType(quant::GgmlType type);
 
-}  // namespace trit::cli
+}  // namespace trit::convert

@@ -1,10 +1,10 @@
-#include "cli/bundle_policy.h"
+#include "bundle/policy.h"
 
 #include <fnmatch.h>
 
 #include <nlohmann/json.hpp>
 
-namespace trit::cli {
+namespace trit::bundle {
 namespace {
 
 Status ReadStringList(const nlohmann::json& value, const std::string& key, std::vector<std::string>* out) {
@@ -63,4 +63,4 @@ bool GlobMatch(const std::string& pattern, const std::string& name, bool fold_ca
   return fnmatch(pattern.c_str(), name.c_str(), fold_case ? FNM_CASEFOLD : 0) == 0;
 }
 
-}  // namespace trit::cli
+}  // namespace trit::bundle

@@ -13,7 +13,7 @@
 #include "formats/hwx/diff.h"
 #include "formats/hwx/hwx_file.h"
 
-namespace trit::cli {
+namespace trit::hwx {
 
 // A file `trit hwx` reads: an HWX (by its magic) or a driver .ane file.
 struct HwxInput {
@@ -40,4 +40,4 @@ nlohmann::ordered_json RegsJson(const HwxInput& in);
 std::string DiffText(const std::vector<hwx::Difference>& diffs, const HwxInput& a, const HwxInput& b);
 nlohmann::ordered_json DiffJson(const std::vector<hwx::Difference>& diffs, const HwxInput& a, const HwxInput& b);
 
-}  // namespace trit::cli
+}  // namespace trit::hwx

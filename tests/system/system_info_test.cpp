@@ -1,9 +1,9 @@
 // The /proc parsers behind `trit doctor`, on captured samples.
-#include "cli/system_info.h"
+#include "system/system_info.h"
 
 #include <gtest/gtest.h>
 
-namespace trit::cli {
+namespace trit::system {
 namespace {
 
 constexpr const char* kX86Cpuinfo =
@@ -46,4 +46,4 @@ TEST(SystemInfoTest, ThisMachine) {
 }
 
 }  // namespace
-}  // namespace trit::cli
+}  // namespace trit::system

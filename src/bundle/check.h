@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "cli/bundle_policy.h"
-#include "cli/bundle_resolve.h"
+#include "bundle/policy.h"
+#include "bundle/resolve.h"
 
-namespace trit::cli {
+namespace trit::bundle {
 
 struct Violation {
   std::string binary;  // the file ("(bundle)" for a missing required file)
@@ -45,4 +45,4 @@ CheckReport CheckBundle(const std::vector<std::string>& paths, const BundlePolic
 // "libstdc++", "libc++", "MSVC STL" for a dependency naming a C++ runtime; empty otherwise.
 std::string CxxRuntimeOf(const std::string& dep_name);
 
-}  // namespace trit::cli
+}  // namespace trit::bundle

@@ -1,10 +1,10 @@
-#include "cli/model_summary.h"
+#include "formats/gguf/model_summary.h"
 
 #include <gtest/gtest.h>
 
 #include "test_paths.h"
 
-namespace trit::cli {
+namespace trit::gguf {
 namespace {
 
 TEST(ModelSummaryTest, BundledModel) {
@@ -32,4 +32,4 @@ TEST(ModelSummaryTest, BundledModel) {
 }
 
 }  // namespace
-}  // namespace trit::cli
+}  // namespace trit::gguf

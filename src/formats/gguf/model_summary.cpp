@@ -1,8 +1,8 @@
-#include "cli/model_summary.h"
+#include "formats/gguf/model_summary.h"
 
 #include <map>
 
-namespace trit::cli {
+namespace trit::gguf {
 namespace {
 
 std::optional<uint64_t> OptionalUint(const gguf::File& file, const std::string& key) {
@@ -48,4 +48,4 @@ ModelSummary Summarize(const gguf::File& file) {
   return s;
 }
 
-}  // namespace trit::cli
+}  // namespace trit::gguf

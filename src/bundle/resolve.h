@@ -9,7 +9,7 @@
 
 #include "formats/binfmt/image.h"
 
-namespace trit::cli {
+namespace trit::bundle {
 
 // A file read from disk: its images, or why it could not be read.
 struct LoadedBinary {
@@ -52,4 +52,4 @@ std::string FindFile(const std::string& candidate, binfmt::Format format);
 // The last path component of a dependency name ("@rpath/libz.dylib" -> "libz.dylib").
 std::string BaseName(const std::string& name);
 
-}  // namespace trit::cli
+}  // namespace trit::bundle

@@ -1,4 +1,4 @@
-#include "cli/bundle_resolve.h"
+#include "bundle/resolve.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +8,7 @@
 #include "base/mapped_file.h"
 #include "formats/binfmt/read_image.h"
 
-namespace trit::cli {
+namespace trit::bundle {
 namespace fs = std::filesystem;
 
 namespace {
@@ -157,4 +157,4 @@ std::string FindFile(const std::string& candidate, binfmt::Format format) {
   return std::string();
 }
 
-}  // namespace trit::cli
+}  // namespace trit::bundle

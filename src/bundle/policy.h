@@ -9,7 +9,7 @@
 
 #include "base/status.h"
 
-namespace trit::cli {
+namespace trit::bundle {
 
 enum class RpathRule { kAny, kRelative };
 
@@ -28,4 +28,4 @@ Expected<BundlePolicy> ParseBundlePolicy(const std::string& json_text);
 // fnmatch(3) glob match; case-insensitive when `fold_case` (PE names).
 bool GlobMatch(const std::string& pattern, const std::string& name, bool fold_case);
 
-}  // namespace trit::cli
+}  // namespace trit::bundle

@@ -1,4 +1,4 @@
-#include "cli/hwx_report.h"
+#include "formats/hwx/hwx_report.h"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include "formats/hwx/clean.h"
 #include "formats/hwx/registers.h"
 
-namespace trit::cli {
+namespace trit::hwx {
 
 using nlohmann::ordered_json;
 
@@ -335,4 +335,4 @@ ordered_json DiffJson(const std::vector<hwx::Difference>& diffs, const HwxInput&
           {"differences", list}};
 }
 
-}  // namespace trit::cli
+}  // namespace trit::hwx
