@@ -540,11 +540,12 @@ using Q5_1Block = Nibbles<24, 2, 4, 8>;
 
 #ifdef TRIT_X86_256
 // Batches of 32-element formats, 8 weight rows at once: lane j of every
-// vector belongs to weight row o + j. decode(b, w, scales) gives block b of
-// the 8 rows transposed by 4-byte groups in w[s], s < 8 (lane j holds row j's
-// 4 quants of elements 4s..4s+3) and the rows' 8 f16 scales. One dot-product step then covers 4
-// elements of 8 rows against one broadcast group of activations, and a
-// block's 8 integer sums come out already reduced (no horizontal adds). Per
+// vector belongs to weight row o + j. decode(b, w, scales, mins) gives
+// block b of the 8 rows transposed by 4-byte groups in w[s], s < 8 (lane j
+// holds row j's 4 quants of elements 4s..4s+3) and the rows' 8 f16 scales
+// (and mins, with kMin). One dot-product step then covers 4 elements of 8
+// rows against one broadcast group of activations, and a block's 8 integer
+// sums come out already reduced (no horizontal adds). Per
 // (row, block) the integers and the float steps are QuantRows's, so the bits
 // are those of the one-row path. kSigned: w[s] holds signed quants (the
 // sign trick of MulAddI8I8), else unsigned ones with the offset taken out as
