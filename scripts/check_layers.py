@@ -45,7 +45,8 @@ LAYERS = [
     ("store", 5, ["formats"]),         # the models directory: pull, manifests, names
     ("engines", 5, ["runtime", "abi"]),  # engine interface, registry, plugins
     ("server", 6, ["engines", "store", "system"]),  # OpenAI-compatible HTTP, scheduler
-    ("api", 7, ["server", "engines", "store", "convert", "bundle", "system"]),  # the C API, include/trit/trit.h
+    ("perf", 6, ["engines", "system"]),  # trit bench's runner (decode timing, bandwidth probes) and statistics
+    ("api", 7, ["server", "perf", "engines", "store", "convert", "bundle", "system"]),  # the C API, include/trit/trit.h
     ("cli", 8, ["api"]),               # frontend: argument parsing and printing only
 ]
 

@@ -16,19 +16,24 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "cli/bench_run.h"
-#include "cli/bench_stats.h"
 #include "cli/command.h"
 #include "cli/engine_option.h"
 #include "cli/format_util.h"
-#include "cli/machine_memory.h"
 #include "cli/sampler_flags.h"
 #include "formats/gguf/reader.h"
 #include "model/model.h"
+#include "perf/bench_run.h"
+#include "perf/bench_stats.h"
 #include "store/resolve.h"
+#include "system/machine_memory.h"
 
 namespace trit::cli {
 namespace {
+
+using perf::BenchRunOptions;
+using perf::BenchRunResult;
+using perf::MeanSd;
+using system::BandwidthOptions;
 
 struct BenchCommandOptions {
   std::string model;
@@ -128,9 +133,9 @@ int RunBenchCommand(BenchCommandOptions& opt) {
     return kExitFailure;
   }
   BenchReport report;
-  report.type = PredominantWeightType(file->tensors());
+  report.type = perf::PredominantWeightType(file->tensors());
   report.model_bytes = file->file_size();
-  report.bytes_per_token = WeightBytesPerToken(file->tensors());
+  report.bytes_per_token = perf::WeightBytesPerToken(file->tensors());
 
   Progress(fmt::format("loading {}", opt.model));
   int exit_code = kExitFailure;
@@ -166,27 +171,27 @@ int RunBenchCommand(BenchCommandOptions& opt) {
   BandwidthOptions bo;
   bo.n_threads = opt.threads;
   bo.n_bytes = static_cast<uint64_t>(opt.bandwidth_mib) << 20;
-  ro.probe_bandwidth = [&bo] { return MeasureReadBandwidth(bo); };
-  Expected<BenchRunResult> run = RunBench(*model->engine, *model->model, ro);
+  ro.probe_bandwidth = [&bo] { return system::MeasureReadBandwidth(bo); };
+  Expected<BenchRunResult> run = perf::RunBench(*model->engine, *model->model, ro);
   if (!run.ok()) {
     PrintError(run.status().message());
     return kExitFailure;
   }
-  report.pp = ComputeMeanSd(run->pp_tokens_per_second);
-  report.tg = ComputeMeanSd(run->tg_tokens_per_second);
+  report.pp = perf::ComputeMeanSd(run->pp_tokens_per_second);
+  report.tg = perf::ComputeMeanSd(run->tg_tokens_per_second);
   report.kv_cache_bytes = run->kv_cache_bytes;
   report.peak_rss_bytes = run->peak_rss_bytes;  // the benchmark's own, before the probes' buffers
   report.decode_bytes_per_second = report.tg.mean * static_cast<double>(report.bytes_per_token);
   report.bandwidth_probes = run->bandwidth_before;
   report.bandwidth_probes.insert(report.bandwidth_probes.end(), run->bandwidth_after.begin(),
                                  run->bandwidth_after.end());
-  report.bandwidth = Median(report.bandwidth_probes);
+  report.bandwidth = perf::Median(report.bandwidth_probes);
   std::vector<double> fractions;
   for (size_t i = 0; i < run->tg_tokens_per_second.size(); ++i) {
     const double around = (run->bandwidth_before[i] + run->bandwidth_after[i]) / 2.0;
-    fractions.push_back(RooflineFraction(run->tg_tokens_per_second[i], report.bytes_per_token, around));
+    fractions.push_back(perf::RooflineFraction(run->tg_tokens_per_second[i], report.bytes_per_token, around));
   }
-  report.roofline_fraction = Median(fractions);
+  report.roofline_fraction = perf::Median(fractions);
   if (opt.json) {
     PrintJson(opt, report);
   } else {

@@ -13,12 +13,15 @@
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
-#include "cli/verify_run.h"
 #include "model/model.h"
+#include "runtime/verify_run.h"
 #include "store/resolve.h"
 
 namespace trit::cli {
 namespace {
+
+using runtime::VerifyOptions;
+using runtime::VerifyResult;
 
 struct VerifyCommandOptions {
   std::string model;
@@ -112,7 +115,7 @@ int RunVerifyCommand(VerifyCommandOptions& opt) {
     }
     opt.model = *path;
   }
-  Expected<std::vector<int32_t>> ids = ParseIds(opt.ids);
+  Expected<std::vector<int32_t>> ids = runtime::ParseIds(opt.ids);
   if (!ids.ok()) {
     PrintError(ids.status().message());
     return kExitUsage;
@@ -128,7 +131,7 @@ int RunVerifyCommand(VerifyCommandOptions& opt) {
   vo.chunk = opt.chunk;
   vo.n_threads = opt.threads;
   vo.kv_type = opt.kv == "f32" ? kernels::KvType::kF32 : kernels::KvType::kF16;
-  Expected<VerifyResult> result = RunVerify(*model->model, *ids, vo);
+  Expected<VerifyResult> result = runtime::RunVerify(*model->model, *ids, vo);
   if (!result.ok()) {
     PrintError(result.status().message());
     return kExitFailure;

@@ -1,16 +1,15 @@
-#include "cli/bench_stats.h"
+#include "perf/bench_stats.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "cli/bench_run.h"
-#include "cli/machine_memory.h"
+#include "perf/bench_run.h"
 #include "quant/types.h"
 #include "test_paths.h"
 
-namespace trit::cli {
+namespace trit::perf {
 namespace {
 
 gguf::TensorInfo Tensor(const std::string& name, const char* type, std::vector<int64_t> shape) {
@@ -97,26 +96,5 @@ TEST(BenchRunTest, TokenIdsAreFixedAndInRange) {
   EXPECT_EQ(BenchTokenIds(3, 32000), (std::vector<int32_t>{22300, 21626, 24642}));
 }
 
-TEST(MachineMemoryTest, BandwidthOfASmallBufferIsPositive) {
-  for (int threads : {1, 2, 3}) {
-    BandwidthOptions o;
-    o.n_threads = threads;
-    o.n_bytes = 4 << 20;
-    o.n_passes = 2;
-    Expected<double> bw = MeasureReadBandwidth(o);
-    ASSERT_TRUE(bw.ok()) << bw.status().message();
-    EXPECT_GT(*bw, 0.0) << threads;
-  }
-  BandwidthOptions bad;
-  bad.n_threads = 0;
-  EXPECT_FALSE(MeasureReadBandwidth(bad).ok());
-  EXPECT_GE(DefaultBandwidthBufferBytes(), uint64_t{512} << 20);
-}
-
-TEST(MachineMemoryTest, PeakRssCoversWhatWasTouched) {
-  std::vector<char> block(64 << 20, 1);
-  EXPECT_GE(PeakRssBytes(), block.size());
-}
-
 }  // namespace
-}  // namespace trit::cli
+}  // namespace trit::perf

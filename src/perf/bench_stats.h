@@ -9,7 +9,7 @@
 
 #include "formats/gguf/reader.h"
 
-namespace trit::cli {
+namespace trit::perf {
 
 struct MeanSd {
   double mean = 0.0;
@@ -38,4 +38,4 @@ std::string PredominantWeightType(std::span<const gguf::TensorInfo> tensors);
 // 0 when any input is not positive.
 double RooflineFraction(double decode_tokens_per_second, uint64_t bytes_per_token, double bandwidth_bytes_per_second);
 
-}  // namespace trit::cli
+}  // namespace trit::perf

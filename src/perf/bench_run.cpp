@@ -1,14 +1,14 @@
-#include "cli/bench_run.h"
+#include "perf/bench_run.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 
-#include "cli/machine_memory.h"
+#include "system/machine_memory.h"
 #include "runtime/session.h"
 
-namespace trit::cli {
+namespace trit::perf {
 
 namespace {
 
@@ -85,7 +85,7 @@ Expected<BenchRunResult> RunBench(const engines::Engine& engine, const model::Mo
   Report(options, "warm-up");
   if (Status st = DecodeRange(s, ids, 0, options.n_prompt); !st.ok()) return st;
   if (Status st = DecodeRange(s, ids, options.n_prompt, options.n_prompt + 1); !st.ok()) return st;
-  result.peak_rss_bytes = PeakRssBytes();
+  result.peak_rss_bytes = system::PeakRssBytes();
   std::optional<runtime::Sampler> sampler;
 
   for (int rep = 0; rep < options.repetitions; ++rep) {
@@ -112,4 +112,4 @@ Expected<BenchRunResult> RunBench(const engines::Engine& engine, const model::Mo
   return result;
 }
 
-}  // namespace trit::cli
+}  // namespace trit::perf

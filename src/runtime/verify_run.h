@@ -10,7 +10,7 @@
 #include "kernels/attention.h"
 #include "model/model.h"
 
-namespace trit::cli {
+namespace trit::runtime {
 
 struct VerifyOptions {
   int64_t chunk = 0;  // rows per pass; 0: all in one pass
@@ -35,4 +35,4 @@ Expected<std::vector<int32_t>> ParseIds(const std::string& text);
 Expected<VerifyResult> RunVerify(const model::Model& model, const std::vector<int32_t>& ids,
                                  const VerifyOptions& options);
 
-}  // namespace trit::cli
+}  // namespace trit::runtime

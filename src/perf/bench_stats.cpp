@@ -1,4 +1,4 @@
-#include "cli/bench_stats.h"
+#include "perf/bench_stats.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "base/check.h"
 
-namespace trit::cli {
+namespace trit::perf {
 
 namespace {
 constexpr const char* kTokenEmbedding = "token_embd.weight";
@@ -74,4 +74,4 @@ double RooflineFraction(double decode_tokens_per_second, uint64_t bytes_per_toke
   return decode_tokens_per_second * static_cast<double>(bytes_per_token) / bandwidth_bytes_per_second;
 }
 
-}  // namespace trit::cli
+}  // namespace trit::perf

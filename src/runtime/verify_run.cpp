@@ -1,4 +1,4 @@
-#include "cli/verify_run.h"
+#include "runtime/verify_run.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,7 +10,7 @@
 #include "runtime/sampler.h"
 #include "runtime/session.h"
 
-namespace trit::cli {
+namespace trit::runtime {
 
 static_assert(std::endian::native == std::endian::little, "logits_sha256 hashes little-endian float32 bytes");
 
@@ -110,4 +110,4 @@ Expected<VerifyResult> RunVerify(const model::Model& model, const std::vector<in
   return r;
 }
 
-}  // namespace trit::cli
+}  // namespace trit::runtime

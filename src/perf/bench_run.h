@@ -18,7 +18,7 @@
 #include "model/model.h"
 #include "runtime/sampler.h"
 
-namespace trit::cli {
+namespace trit::perf {
 
 struct BenchRunOptions {
   int64_t n_prompt = 512;  // -p: rows of the prompt-processing Decode
@@ -57,4 +57,4 @@ std::vector<int32_t> BenchTokenIds(int64_t n, int64_t n_vocab);
 Expected<BenchRunResult> RunBench(const engines::Engine& engine, const model::Model& model,
                                   const BenchRunOptions& options);
 
-}  // namespace trit::cli
+}  // namespace trit::perf
