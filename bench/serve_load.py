@@ -35,13 +35,13 @@ from trit_server import TritServer, make_model  # noqa: E402
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-async def one_stream(client, worker, n_requests, max_tokens, temperature, ttfts):
+async def one_stream(client, model_id, worker, n_requests, max_tokens, temperature, ttfts):
     tokens = 0
     for i in range(n_requests):
         start = time.perf_counter()
         first = None
         stream = await client.chat.completions.create(
-            model="bench", messages=[{"role": "user", "content": f"Client {worker} request {i}: tell me a story."}],
+            model=model_id, messages=[{"role": "user", "content": f"Client {worker} request {i}: tell me a story."}],
             max_tokens=max_tokens, seed=worker * 1000 + i, temperature=temperature, stream=True,
             stream_options={"include_usage": True}, extra_body={"ignore_eos": True})
         async for chunk in stream:
@@ -56,8 +56,10 @@ async def one_stream(client, worker, n_requests, max_tokens, temperature, ttfts)
 async def run_level(url, concurrency, n_requests, max_tokens, temperature):
     client = openai.AsyncOpenAI(base_url=url + "/v1", api_key="none", max_retries=0, timeout=600)
     ttfts = []
+    model_id = (await client.models.list()).data[0].id  # the name the server gives its model
     start = time.perf_counter()
-    totals = await asyncio.gather(*[one_stream(client, w, n_requests, max_tokens, temperature, ttfts) for w in range(concurrency)])
+    totals = await asyncio.gather(
+        *[one_stream(client, model_id, w, n_requests, max_tokens, temperature, ttfts) for w in range(concurrency)])
     wall = time.perf_counter() - start
     await client.close()
     ttfts.sort()
