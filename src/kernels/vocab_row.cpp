@@ -1,12 +1,14 @@
 #include "kernels/vocab_row.h"
 
+#include <limits>
+
 #include "kernels/exp_fixed.h"
 
 namespace trit::kernels {
 
 float RowMax(const float* x, int64_t n) {
-  float m = x[0];
-  for (int64_t i = 1; i < n; ++i) m = x[i] > m ? x[i] : m;
+  float m = -std::numeric_limits<float>::infinity();
+  for (int64_t i = 0; i < n; ++i) m = x[i] > m ? x[i] : m;  // NaN compares false: skipped
   return m;
 }
 

@@ -10,7 +10,8 @@
 
 namespace trit::kernels {
 
-// The largest of x[0..n), n >= 1. NaN inputs give an unspecified value.
+// The largest value of x[0..n) that is not NaN (-inf when there is none);
+// n >= 1. Only the sign of a zero maximum may differ between targets.
 float RowMax(const float* x, int64_t n);
 
 // w[i] = ExpFixed((x[i] - shift) * scale) (exp_fixed.h), and returns the sum

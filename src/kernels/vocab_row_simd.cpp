@@ -1,6 +1,8 @@
 // Highway code of vocab_row_optimized.h (see there and vocab_row.h).
 #include "kernels/vocab_row_optimized.h"
 
+#include <limits>
+
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/vocab_row_simd.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -19,13 +21,16 @@ using VF = hn::VFromD<DF>;
 float RowMaxKernel(const float* x, int64_t n) {
   const DF df;
   const int64_t l = static_cast<int64_t>(hn::Lanes(df));
-  float m = x[0];
+  // Per lane the reference's step, x > m ? x : m, so NaN is skipped as
+  // there (a plain Max may pass a NaN on).
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  VF acc = hn::Set(df, minus_inf);
   int64_t i = 0;
-  if (n >= l) {
-    VF acc = hn::LoadU(df, x);
-    for (i = l; i + l <= n; i += l) acc = hn::Max(acc, hn::LoadU(df, x + i));
-    m = hn::GetLane(hn::MaxOfLanes(df, acc));
+  for (; i + l <= n; i += l) {
+    const VF v = hn::LoadU(df, x + i);
+    acc = hn::IfThenElse(hn::Gt(v, acc), v, acc);
   }
+  float m = hn::GetLane(hn::MaxOfLanes(df, acc));
   for (; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
 }

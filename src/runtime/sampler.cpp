@@ -34,6 +34,23 @@ Status ValidateSamplerOptions(const SamplerOptions& o) {
 
 int32_t Argmax(std::span<const float> values) {
   TRIT_CHECK(!values.empty());
+  // The SIMD max of the row (NaN skipped), then of blocks until the first
+  // block holding it, then that block's first element equal to it: the
+  // lowest index of the maximum, in two vector passes at most. A NaN first
+  // value keeps the scalar loop's answer (index 0).
+  const int64_t n = static_cast<int64_t>(values.size());
+  const float* x = values.data();
+  const float max = kernels::RowMaxOptimized(x, n);
+  constexpr int64_t kBlock = 1024;
+  if (!std::isnan(x[0])) {
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t len = std::min(kBlock, n - b);
+      if (kernels::RowMaxOptimized(x + b, len) != max) continue;
+      for (int64_t i = b; i < b + len; ++i) {
+        if (x[i] == max) return static_cast<int32_t>(i);
+      }
+    }
+  }
   size_t best = 0;
   for (size_t i = 1; i < values.size(); ++i) {
     if (values[i] > values[best]) best = i;

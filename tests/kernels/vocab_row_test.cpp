@@ -76,5 +76,26 @@ TEST(VocabRowTest, EveryTargetGivesTheReferenceBits) {
   }
 }
 
+TEST(VocabRowTest, RowMaxSkipsNaNOnEveryTarget) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937_64 rng(FreshSeed());
+  for (int64_t n : {1, 5, 8, 17, 1000}) {
+    std::vector<float> x = Logits(n, rng);
+    for (size_t i = 0; i < x.size(); i += 3) x[i] = nan;
+    float expect = -inf;
+    for (float v : x) {
+      if (!std::isnan(v)) expect = std::max(expect, v);
+    }
+    EXPECT_EQ(RowMax(x.data(), n), expect) << n;
+    for (int64_t target : RunnableTargets()) {
+      TargetPin pin(target);
+      EXPECT_EQ(RowMaxOptimized(x.data(), n), expect) << TargetName(target) << " n " << n;
+    }
+    const std::vector<float> all_nan(static_cast<size_t>(n), nan);
+    EXPECT_EQ(RowMaxOptimized(all_nan.data(), n), -inf);
+  }
+}
+
 }  // namespace
 }  // namespace trit::kernels

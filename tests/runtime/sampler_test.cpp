@@ -25,6 +25,32 @@ TEST(SamplerTest, GreedyTakesHighestLowestIdOnTies) {
   EXPECT_EQ(runtime::Argmax(kLogits), 1);
 }
 
+// Argmax (vector passes) against its definition, the first index of the
+// highest value as a plain loop finds it, NaN never higher, at lengths around
+// its 1024-element blocks, with ties, signed zeros, -inf and NaN.
+TEST(SamplerTest, ArgmaxIsTheFirstIndexOfTheMaximum) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  std::mt19937_64 rng(99);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t n = 1 + rng() % 3000;
+    std::vector<float> x(n);
+    const uint64_t levels = trial % 3 == 0 ? 3 : 1000;
+    for (float& v : x) v = static_cast<float>(rng() % levels) - static_cast<float>(levels);
+    if (trial % 4 == 1) x[rng() % n] = 0.0f, x[rng() % n] = -0.0f;
+    if (trial % 5 == 2) {
+      for (size_t i = 0; i < n; i += 7) x[i] = nan;
+    }
+    if (trial % 7 == 3) std::fill(x.begin(), x.end(), -inf);
+    if (trial % 11 == 4) std::fill(x.begin(), x.end(), nan);
+    size_t best = 0;
+    for (size_t i = 1; i < n; ++i) {
+      if (x[i] > x[best]) best = i;
+    }
+    EXPECT_EQ(runtime::Argmax(x), static_cast<int32_t>(best)) << "trial " << trial << " n " << n;
+  }
+}
+
 TEST(SamplerTest, SameSeedSameTokensOtherSeedOtherTokens) {
   SamplerOptions o;
   o.temperature = 1.0f;
