@@ -248,7 +248,7 @@ typedef int (*trit_token_callback)(const char* piece, size_t len, int32_t token,
 /* Tokenizes `prompt` (NUL-terminated) with options->tokenize_flags and
  * generates from it on a fresh KV cache of trit_model_n_ctx tokens.
  * `options` NULL: the defaults; `callback` NULL: none; `result` NULL: not
- * reported. An empty token sequence, or a prompt that fills the context, is
+ * reported. An empty token sequence, or a prompt longer than the context, is
  * TRIT_STATUS_INVALID_ARGUMENT; a context that fills up while generating
  * ends it (TRIT_STOP_CONTEXT_FULL). A bad option, prompt or id is reported
  * (named) before the first callback. */

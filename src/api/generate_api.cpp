@@ -43,16 +43,16 @@ trit_status Run(const trit_model& model, std::span<const int32_t> prompt, const 
                 trit_token_callback callback, void* user_data, trit_generate_result* result) {
   trit_generate_result out{};
   out.struct_size = sizeof(out);
-  if (result != nullptr) {  // refuse a bad result struct before any work
-    if (trit_status s = WriteCStruct(out, "trit_generate_result", kGenerateResultV1Size, result); s != TRIT_STATUS_OK) {
-      return s;
-    }
+  if (result != nullptr && result->struct_size < kGenerateResultV1Size) {  // refused before any work
+    return Fail(TRIT_STATUS_INVALID_ARGUMENT, fmt::format("trit_generate_result.struct_size is {}, expected at least {} "
+                                                          "(set it to sizeof(trit_generate_result))",
+                                                          result->struct_size, kGenerateResultV1Size));
   }
   if (opt.max_tokens <= 0) {
     return Fail(TRIT_STATUS_INVALID_ARGUMENT, fmt::format("trit_generate_options.max_tokens {}: expected > 0", opt.max_tokens));
   }
   if (prompt.empty()) return Fail(TRIT_STATUS_INVALID_ARGUMENT, "empty prompt: no tokens to generate from");
-  if (static_cast<int64_t>(prompt.size()) >= model.n_ctx) {
+  if (static_cast<int64_t>(prompt.size()) > model.n_ctx) {
     return Fail(TRIT_STATUS_INVALID_ARGUMENT, fmt::format("prompt of {} tokens: the context holds {} (trit_model_options.n_ctx)",
                                                           prompt.size(), model.n_ctx));
   }
