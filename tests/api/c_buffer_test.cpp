@@ -8,7 +8,7 @@
 namespace trit::api {
 namespace {
 
-TEST(CBufferTest, TextNeedsRoomForItsNul) {
+TEST(ApiCBufferTest, TextNeedsRoomForItsNul) {
   size_t n = 0;
   EXPECT_EQ(WriteText("hello", nullptr, 0, &n), TRIT_STATUS_BUFFER_TOO_SMALL);
   EXPECT_EQ(n, 5u);
@@ -22,7 +22,7 @@ TEST(CBufferTest, TextNeedsRoomForItsNul) {
   EXPECT_EQ(WriteText("hello", fits, sizeof(fits), nullptr), TRIT_STATUS_INVALID_ARGUMENT);
 }
 
-TEST(CBufferTest, Ids) {
+TEST(ApiCBufferTest, Ids) {
   const std::vector<int32_t> ids = {1, 2, 3};
   size_t n = 0;
   EXPECT_EQ(WriteIds(ids, nullptr, 0, &n), TRIT_STATUS_BUFFER_TOO_SMALL);

@@ -16,7 +16,7 @@ struct Options {  // a stand-in for an ABI struct: version 1 ended after `a`
 };
 constexpr size_t kV1 = offsetof(Options, b);
 
-TEST(CStructTest, CurrentStructIsCopied) {
+TEST(ApiCStructTest, CurrentStructIsCopied) {
   Options in{sizeof(Options), 3, 4};
   Options out{0, -1, -1};
   ASSERT_EQ(ReadCStruct(&in, "options", kV1, &out), TRIT_STATUS_OK);
@@ -25,7 +25,7 @@ TEST(CStructTest, CurrentStructIsCopied) {
   EXPECT_EQ(out.b, 4);
 }
 
-TEST(CStructTest, OlderStructKeepsTheDefaultsOfNewerFields) {
+TEST(ApiCStructTest, OlderStructKeepsTheDefaultsOfNewerFields) {
   Options in{kV1, 3, 99};  // b lies past what the (older) caller set
   Options out{0, -1, 7};
   ASSERT_EQ(ReadCStruct(&in, "options", kV1, &out), TRIT_STATUS_OK);
@@ -33,7 +33,7 @@ TEST(CStructTest, OlderStructKeepsTheDefaultsOfNewerFields) {
   EXPECT_EQ(out.b, 7);
 }
 
-TEST(CStructTest, TooSmallIsRefusedByName) {
+TEST(ApiCStructTest, TooSmallIsRefusedByName) {
   Options in{0, 3, 4};  // struct_size never set
   Options out{};
   EXPECT_EQ(ReadCStruct(&in, "trit_x_options", kV1, &out), TRIT_STATUS_INVALID_ARGUMENT);
@@ -41,7 +41,7 @@ TEST(CStructTest, TooSmallIsRefusedByName) {
       << trit_last_error();
 }
 
-TEST(CStructTest, NewerStructOnlyWhenItsExtraFieldsAreZero) {
+TEST(ApiCStructTest, NewerStructOnlyWhenItsExtraFieldsAreZero) {
   struct Newer {
     Options base;
     int64_t extra;
@@ -56,7 +56,7 @@ TEST(CStructTest, NewerStructOnlyWhenItsExtraFieldsAreZero) {
   EXPECT_NE(std::string(trit_last_error()).find("does not know"), std::string::npos) << trit_last_error();
 }
 
-TEST(CStructTest, WriteStopsAtTheCallersSize) {
+TEST(ApiCStructTest, WriteStopsAtTheCallersSize) {
   Options value{sizeof(Options), 5, 6};
   Options out{kV1, 0, -1};
   ASSERT_EQ(WriteCStruct(value, "result", kV1, &out), TRIT_STATUS_OK);

@@ -17,7 +17,7 @@ RunResult RunExample(const char* binary, const std::vector<std::string>& args) {
   return RunProgram(spawn, args, 120);
 }
 
-TEST(CExampleTest, GenerateMatchesTritRunGreedy) {
+TEST(ApiCExampleTest, GenerateMatchesTritRunGreedy) {
   for (const auto& [prompt, n] : std::vector<std::pair<std::string, std::string>>{{"", "20"}, {"Once upon a time", "40"}}) {
     const RunResult want = RunTrit({"run", BundledModelPath(), prompt, "-n", n, "--temp", "0", "--raw"});
     ASSERT_EQ(want.exit_code, 0) << want.err;
@@ -30,7 +30,7 @@ TEST(CExampleTest, GenerateMatchesTritRunGreedy) {
   }
 }
 
-TEST(CExampleTest, GenerateReportsTheMissingFile) {
+TEST(ApiCExampleTest, GenerateReportsTheMissingFile) {
   const RunResult r = RunExample(TRIT_EXAMPLE_GENERATE, {"/nonexistent/model.gguf", "hi"});
   ASSERT_FALSE(r.signaled);
   EXPECT_EQ(r.exit_code, 1);
@@ -40,7 +40,7 @@ TEST(CExampleTest, GenerateReportsTheMissingFile) {
   EXPECT_EQ(RunExample(TRIT_EXAMPLE_GENERATE, {BundledModelPath(), "x", "-3"}).exit_code, 2);
 }
 
-TEST(CExampleTest, TokenizeMatchesTritTokenize) {
+TEST(ApiCExampleTest, TokenizeMatchesTritTokenize) {
   const RunResult want = RunTrit({"tokenize", BundledModelPath(), "Once upon a time", "--json"});
   ASSERT_EQ(want.exit_code, 0) << want.err;
   std::string ids = "ids";

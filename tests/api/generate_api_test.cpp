@@ -24,7 +24,7 @@ Collected Generate(const trit_model* m, const char* prompt, const trit_generate_
   return c;
 }
 
-TEST(GenerateApiTest, GreedyFromBosIsLlama2csPublishedOutput) {
+TEST(ApiGenerateTest, GreedyFromBosIsLlama2csPublishedOutput) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   trit_generate_options o = Greedy(200);
@@ -39,7 +39,7 @@ TEST(GenerateApiTest, GreedyFromBosIsLlama2csPublishedOutput) {
   EXPECT_EQ(static_cast<int64_t>(c.tokens.size()), r.n_generated + (c.tokens.back() == TRIT_NO_TOKEN ? 1 : 0));
 }
 
-TEST(GenerateApiTest, TextEqualsTheDetokenizedIds) {
+TEST(ApiGenerateTest, TextEqualsTheDetokenizedIds) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   const Collected c = Generate(m.get(), "Lily and Ben", Greedy(40));
@@ -60,7 +60,7 @@ TEST(GenerateApiTest, TextEqualsTheDetokenizedIds) {
   EXPECT_EQ("Lily and Ben" + c.text, std::string(text, len));
 }
 
-TEST(GenerateApiTest, CallbackStops) {
+TEST(ApiGenerateTest, CallbackStops) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   Collected c;
@@ -75,9 +75,9 @@ TEST(GenerateApiTest, CallbackStops) {
 
 // The bundled model's greedy stories never end (1500 tokens from "Once upon
 // a time" hold no EOS): the test names a token it does generate as EOS.
-class EndOfGenerationTest : public TempDirTest {};
+class ApiEndOfGenerationTest : public TempDirTest {};
 
-TEST_F(EndOfGenerationTest, StopsThereUnlessAskedNotTo) {
+TEST_F(ApiEndOfGenerationTest, StopsThereUnlessAskedNotTo) {
   ModelPtr plain = LoadBundled();
   ASSERT_TRUE(plain);
   const trit_generate_options o = Greedy(30);
@@ -105,7 +105,7 @@ TEST_F(EndOfGenerationTest, StopsThereUnlessAskedNotTo) {
   EXPECT_EQ(r.stop, TRIT_STOP_MAX_TOKENS);
 }
 
-TEST(GenerateApiTest, SameSeedSameTokensWhateverTheThreads) {
+TEST(ApiGenerateTest, SameSeedSameTokensWhateverTheThreads) {
   ModelPtr one = LoadBundled(1);
   ModelPtr two = LoadBundled(2);
   ASSERT_TRUE(one && two);
@@ -128,7 +128,7 @@ TEST(GenerateApiTest, SameSeedSameTokensWhateverTheThreads) {
   EXPECT_EQ(Generate(one.get(), "Lily and Ben", o).text, random);
 }
 
-TEST(GenerateApiTest, OneModelOnSeveralThreadsAtOnce) {
+TEST(ApiGenerateTest, OneModelOnSeveralThreadsAtOnce) {
   ModelPtr m = LoadBundled(1);
   ASSERT_TRUE(m);
   const std::string expected = Generate(m.get(), "Once upon a time", Greedy(60)).text;
@@ -141,7 +141,7 @@ TEST(GenerateApiTest, OneModelOnSeveralThreadsAtOnce) {
   for (const std::string& g : got) EXPECT_EQ(g, expected);
 }
 
-TEST(GenerateApiTest, FullContextEndsGeneration) {
+TEST(ApiGenerateTest, FullContextEndsGeneration) {
   ModelPtr m = LoadBundled(1, 8);
   ASSERT_TRUE(m);
   trit_generate_options o = Greedy(100);
@@ -157,7 +157,7 @@ TEST(GenerateApiTest, FullContextEndsGeneration) {
   EXPECT_NE(std::string(trit_last_error()).find("the context holds 8"), std::string::npos) << trit_last_error();
 }
 
-TEST(GenerateApiTest, RefusalsComeBeforeAnyCallback) {
+TEST(ApiGenerateTest, RefusalsComeBeforeAnyCallback) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   Collected c;
@@ -181,7 +181,7 @@ TEST(GenerateApiTest, RefusalsComeBeforeAnyCallback) {
   EXPECT_TRUE(c.tokens.empty());
 }
 
-TEST(GenerateApiTest, IdsAreUsedAsGiven) {
+TEST(ApiGenerateTest, IdsAreUsedAsGiven) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   int32_t ids[32];

@@ -8,7 +8,7 @@
 namespace trit::testing {
 namespace {
 
-TEST(ModelInfoTest, HyperParameters) {
+TEST(ApiModelInfoTest, HyperParameters) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   EXPECT_STREQ(trit_model_architecture(m.get()), "llama");
@@ -27,13 +27,13 @@ TEST(ModelInfoTest, HyperParameters) {
   EXPECT_STREQ(trit_model_architecture(nullptr), "");
 }
 
-TEST(ModelInfoTest, ContextFromTheOptions) {
+TEST(ApiModelInfoTest, ContextFromTheOptions) {
   ModelPtr m = LoadBundled(1, 64);
   ASSERT_TRUE(m);
   EXPECT_EQ(trit_model_n_ctx(m.get()), 64);
 }
 
-TEST(ModelInfoTest, MetadataKeysAndScalarValues) {
+TEST(ApiModelInfoTest, MetadataKeysAndScalarValues) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   const size_t n = trit_model_meta_count(m.get());

@@ -22,7 +22,7 @@ trit_status Load(const char* model, const char* engine, trit_model** out) {
 
 std::string LastError() { return trit_last_error(); }
 
-TEST(ModelLoadTest, BundledModelLoadsOnTheRegistrysChoice) {
+TEST(ApiModelLoadTest, BundledModelLoadsOnTheRegistrysChoice) {
   trit_model* m = nullptr;
   ASSERT_EQ(Load(BundledModelPath().c_str(), nullptr, &m), TRIT_STATUS_OK) << LastError();
   ASSERT_NE(m, nullptr);
@@ -33,7 +33,7 @@ TEST(ModelLoadTest, BundledModelLoadsOnTheRegistrysChoice) {
   trit_model_free(nullptr);  // accepted
 }
 
-TEST(ModelLoadTest, MissingFileNamesTheFile) {
+TEST(ApiModelLoadTest, MissingFileNamesTheFile) {
   trit_model* m = reinterpret_cast<trit_model*>(0x1);
   const trit_status s = Load("/nonexistent/dir/model.gguf", nullptr, &m);
   EXPECT_NE(s, TRIT_STATUS_OK);
@@ -41,7 +41,7 @@ TEST(ModelLoadTest, MissingFileNamesTheFile) {
   EXPECT_NE(LastError().find("/nonexistent/dir/model.gguf"), std::string::npos) << LastError();
 }
 
-TEST(ModelLoadTest, EnginePinHonouredOrRefusedNamingWhatCan) {
+TEST(ApiModelLoadTest, EnginePinHonouredOrRefusedNamingWhatCan) {
   trit_model* m = nullptr;
   ASSERT_EQ(Load(BundledModelPath().c_str(), "reference", &m), TRIT_STATUS_OK) << LastError();
   EXPECT_STREQ(trit_model_engine(m), "reference");
@@ -54,7 +54,7 @@ TEST(ModelLoadTest, EnginePinHonouredOrRefusedNamingWhatCan) {
   EXPECT_NE(e.find("cpu"), std::string::npos) << e;  // what can
 }
 
-TEST(ModelLoadTest, BadOptionsAreRefusedByName) {
+TEST(ApiModelLoadTest, BadOptionsAreRefusedByName) {
   trit_model* m = nullptr;
   EXPECT_EQ(trit_model_load(nullptr, &m), TRIT_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(Load(nullptr, nullptr, &m), TRIT_STATUS_INVALID_ARGUMENT);
@@ -72,7 +72,7 @@ TEST(ModelLoadTest, BadOptionsAreRefusedByName) {
   EXPECT_NE(LastError().find("struct_size"), std::string::npos) << LastError();
 }
 
-TEST(ModelLoadTest, UrlsAreNotDownloaded) {
+TEST(ApiModelLoadTest, UrlsAreNotDownloaded) {
   trit_model* m = nullptr;
   EXPECT_EQ(Load("https://example.com/m.gguf", nullptr, &m), TRIT_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("trit pull https://example.com/m.gguf"), std::string::npos) << LastError();
@@ -80,7 +80,7 @@ TEST(ModelLoadTest, UrlsAreNotDownloaded) {
 }
 
 // TRIT_HOME pointing at a fresh store for one test.
-class StoreTest : public ::testing::Test {
+class ApiStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     home_ = std::filesystem::temp_directory_path() / ("trit-api-store-" + std::to_string(::getpid()));
@@ -94,7 +94,7 @@ class StoreTest : public ::testing::Test {
   std::filesystem::path home_;
 };
 
-TEST_F(StoreTest, StoreNameLoadsTheStoresFile) {
+TEST_F(ApiStoreTest, StoreNameLoadsTheStoresFile) {
   Expected<store::ModelStore> st = store::ModelStore::OpenDefault();
   ASSERT_TRUE(st.ok()) << st.status().message();
   store::PullOptions po;

@@ -34,7 +34,7 @@ std::string Detokenize(const trit_model* m, const std::vector<int32_t>& ids, uin
   return out;
 }
 
-TEST(TextApiTest, TokenizeAsTheLibraryDoes) {
+TEST(ApiTextTest, TokenizeAsTheLibraryDoes) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   Expected<gguf::File> file = gguf::File::Open(BundledModelPath());
@@ -57,7 +57,7 @@ TEST(TextApiTest, TokenizeAsTheLibraryDoes) {
   EXPECT_EQ(Detokenize(m.get(), ids, TRIT_DETOKENIZE_RENDER_SPECIAL), (*tok)->Decode(ids, {.render_special = true}));
 }
 
-TEST(TextApiTest, BufferProtocolAndRefusals) {
+TEST(ApiTextTest, BufferProtocolAndRefusals) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   int32_t one = -1;
@@ -79,7 +79,7 @@ TEST(TextApiTest, BufferProtocolAndRefusals) {
   EXPECT_EQ(trit_token_to_piece(m.get(), -3, 0, text, sizeof(text), &n), TRIT_STATUS_INVALID_ARGUMENT);
 }
 
-TEST(TextApiTest, TokenPieces) {
+TEST(ApiTextTest, TokenPieces) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   char piece[32];
@@ -91,7 +91,7 @@ TEST(TextApiTest, TokenPieces) {
   EXPECT_EQ(n, 0u);
 }
 
-TEST(TextApiTest, ModelWithoutTemplateRefusesToRender) {
+TEST(ApiTextTest, ModelWithoutTemplateRefusesToRender) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   const trit_chat_message msg = {"user", "Hi"};
@@ -102,7 +102,7 @@ TEST(TextApiTest, ModelWithoutTemplateRefusesToRender) {
 }
 
 // The bundled model rewritten with a chat template.
-class ChatTemplateTest : public TempDirTest {
+class ApiChatTemplateTest : public TempDirTest {
  protected:
   std::string WithTemplate(const std::string& name, const std::string& source) {
     const std::string path = Path(name);
@@ -115,7 +115,7 @@ constexpr const char* kTemplate =
     "{{ bos_token }}{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
     "{% if add_generation_prompt %}<|assistant|>{% endif %}";
 
-TEST_F(ChatTemplateTest, RendersAndGeneratesWithOneBos) {
+TEST_F(ApiChatTemplateTest, RendersAndGeneratesWithOneBos) {
   ModelPtr m = LoadModel(WithTemplate("chat.gguf", kTemplate));
   ASSERT_TRUE(m);
   EXPECT_EQ(trit_model_has_chat_template(m.get()), 1);
@@ -145,7 +145,7 @@ TEST_F(ChatTemplateTest, RendersAndGeneratesWithOneBos) {
   EXPECT_NE(std::string(trit_last_error()).find("messages[0]"), std::string::npos) << trit_last_error();
 }
 
-TEST_F(ChatTemplateTest, TemplateTritCannotRunLoadsButDoesNotRender) {
+TEST_F(ApiChatTemplateTest, TemplateTritCannotRunLoadsButDoesNotRender) {
   ModelPtr m = LoadModel(WithTemplate("broken.gguf", "{% for m in messages %}{{ m.content }"));
   ASSERT_TRUE(m);  // the model still generates
   EXPECT_EQ(trit_model_has_chat_template(m.get()), 0);

@@ -25,7 +25,7 @@ int32_t Argmax(const float* row, size_t n) {
   return static_cast<int32_t>(best);
 }
 
-TEST(VerifyApiTest, EveryRowMatchesShorterPassesBitForBit) {
+TEST(ApiVerifyTest, EveryRowMatchesShorterPassesBitForBit) {
   ModelPtr m = LoadBundled(2);
   ASSERT_TRUE(m);
   const size_t n_vocab = static_cast<size_t>(trit_model_n_vocab(m.get()));
@@ -41,7 +41,7 @@ TEST(VerifyApiTest, EveryRowMatchesShorterPassesBitForBit) {
   EXPECT_EQ(c.tokens[0], Argmax(all.data(), n_vocab));
 }
 
-TEST(VerifyApiTest, BufferAndIdsAreChecked) {
+TEST(ApiVerifyTest, BufferAndIdsAreChecked) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   std::vector<float> out(kIds.size() * 512 - 1, 7.0f);
@@ -54,7 +54,7 @@ TEST(VerifyApiTest, BufferAndIdsAreChecked) {
   EXPECT_EQ(trit_verify(m.get(), kIds.data(), 0, out.data(), out.size()), TRIT_STATUS_INVALID_ARGUMENT);
 }
 
-TEST(VerifyApiTest, EmbeddingsAreRefusedPlainly) {
+TEST(ApiVerifyTest, EmbeddingsAreRefusedPlainly) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
   float out[64] = {0};
