@@ -103,7 +103,7 @@ typedef struct trit_model_options {
    * that can. */
   const char* engine;
   int32_t n_threads; /* threads per generate/verify call; 0: one per hardware thread. Results do not depend on it */
-  int32_t reserved;  /* 0 */
+  int32_t reserved;  /* must be 0 (TRIT_STATUS_UNSUPPORTED otherwise) */
   int64_t n_ctx;     /* tokens of context per call; 0: the model's trained context length */
 } trit_model_options;
 
@@ -118,7 +118,8 @@ TRIT_API void trit_model_options_default(trit_model_options* options);
 TRIT_API trit_status trit_model_load(const trit_model_options* options, trit_model** out_model);
 TRIT_API void trit_model_free(trit_model* model);
 
-/* Metadata. Strings live as long as the model. */
+/* Metadata. Strings live as long as the model. A NULL model gives "", 0
+ * or TRIT_NO_TOKEN. */
 TRIT_API const char* trit_model_path(const trit_model* model);         /* the GGUF file loaded */
 TRIT_API const char* trit_model_engine(const trit_model* model);       /* the engine's name */
 TRIT_API const char* trit_model_architecture(const trit_model* model); /* general.architecture: "llama", ... */

@@ -46,6 +46,9 @@ Status LoadModel(const trit_model_options& options, std::unique_ptr<trit_model>*
   if (options.model == nullptr || options.model[0] == '\0') {
     return Error(ErrorCode::kInvalidArgument, "trit_model_options.model: a GGUF path or a store name is required");
   }
+  if (options.reserved != 0) {  // a field a later ABI may give a meaning: not silently ignored
+    return Error(ErrorCode::kUnsupported, "trit_model_options.reserved is {}: expected 0", options.reserved);
+  }
   if (options.n_threads < 0) {
     return Error(ErrorCode::kInvalidArgument, "trit_model_options.n_threads {}: expected 0 (one per hardware thread) or more",
                  options.n_threads);

@@ -67,6 +67,10 @@ TEST(ApiModelLoadTest, BadOptionsAreRefusedByName) {
   EXPECT_EQ(trit_model_load(&o, &m), TRIT_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("n_threads -1"), std::string::npos) << LastError();
   o.n_threads = 0;
+  o.reserved = 1;
+  EXPECT_EQ(trit_model_load(&o, &m), TRIT_STATUS_UNSUPPORTED);
+  EXPECT_NE(LastError().find("reserved"), std::string::npos) << LastError();
+  o.reserved = 0;
   o.struct_size = 0;  // not initialised by trit_model_options_default
   EXPECT_EQ(trit_model_load(&o, &m), TRIT_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("struct_size"), std::string::npos) << LastError();
