@@ -59,9 +59,10 @@ TEST(ApiModelLoadTest, BadOptionsAreRefusedByName) {
   EXPECT_EQ(trit_model_load(nullptr, &m), TRIT_STATUS_INVALID_ARGUMENT);
   EXPECT_EQ(Load(nullptr, nullptr, &m), TRIT_STATUS_INVALID_ARGUMENT);
   EXPECT_NE(LastError().find("trit_model_options.model"), std::string::npos) << LastError();
+  const std::string path = BundledModelPath();  // outlives every call below (the options keep a pointer)
   trit_model_options o;
   trit_model_options_default(&o);
-  o.model = BundledModelPath().c_str();
+  o.model = path.c_str();
   EXPECT_EQ(trit_model_load(&o, nullptr), TRIT_STATUS_INVALID_ARGUMENT);
   o.n_threads = -1;
   EXPECT_EQ(trit_model_load(&o, &m), TRIT_STATUS_INVALID_ARGUMENT);
