@@ -167,15 +167,7 @@ class SortingSampler {
       sum += probs[i];
     }
     for (double& p : probs) p /= sum;
-    size_t keep = ids.size();
-    double cumulative = 0.0;
-    for (size_t i = 0; i < ids.size() && o_.top_p < 1.0f; ++i) {
-      cumulative += probs[i];
-      if (cumulative >= o_.top_p) {
-        keep = i + 1;
-        break;
-      }
-    }
+    size_t keep = TopPKeep(probs);
     if (o_.min_p > 0.0f) {
       size_t n = 1;
       while (n < keep && probs[n] >= o_.min_p * probs[0]) ++n;
@@ -209,15 +201,7 @@ class SortingSampler {
       const size_t id = static_cast<size_t>(ids[i]);
       probs[i] = x[id] == minus_inf ? 0.0 : static_cast<double>(w[id]) / sum;
     }
-    size_t keep = ids.size();
-    double cumulative = 0.0;
-    for (size_t i = 0; i < ids.size() && o_.top_p < 1.0f; ++i) {
-      cumulative += probs[i];
-      if (cumulative >= o_.top_p) {
-        keep = i + 1;
-        break;
-      }
-    }
+    size_t keep = TopPKeep(probs);
     if (o_.min_p > 0.0f) {
       size_t k = 1;
       while (k < keep && w[static_cast<size_t>(ids[k])] >= o_.min_p) ++k;
@@ -227,6 +211,17 @@ class SortingSampler {
   }
 
  private:
+  // The smallest ranked prefix whose probability reaches top_p (all of it
+  // when top_p is 1 or never reached).
+  size_t TopPKeep(const std::vector<double>& probs) const {
+    double cumulative = 0.0;
+    for (size_t i = 0; i < probs.size() && o_.top_p < 1.0f; ++i) {
+      cumulative += probs[i];
+      if (cumulative >= o_.top_p) return i + 1;
+    }
+    return probs.size();
+  }
+
   int32_t Draw(const std::vector<int32_t>& ids, const std::vector<double>& probs, size_t keep) {
     double total = 0.0;
     for (size_t i = 0; i < keep; ++i) total += probs[i];
