@@ -102,17 +102,8 @@ int32_t Sampler::SampleTopK(std::span<const float> row) {
     sum += probs_[i];
   }
   for (double& p : probs_) p /= sum;
-  size_t keep = ids.size();
-  if (options_.top_p < 1.0f) {
-    double cumulative = 0.0;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      cumulative += probs_[i];
-      if (cumulative >= options_.top_p) {
-        keep = i + 1;
-        break;
-      }
-    }
-  }
+  const size_t top_p = TopPPrefix(probs_);
+  size_t keep = top_p > 0 ? top_p : ids.size();
   if (options_.min_p > 0.0f) {
     const double threshold = options_.min_p * probs_[0];
     size_t n = 1;
@@ -160,14 +151,7 @@ int32_t Sampler::SampleWholeVocab(std::span<const float> row) {
       const size_t id = static_cast<size_t>(ids[i]);
       probs_[i] = row[id] == kMinusInf ? 0.0 : static_cast<double>(weights_[id]) / sum;
     }
-    keep = 0;
-    if (options_.top_p < 1.0f) {
-      double cumulative = 0.0;
-      for (size_t i = 0; i < ids.size() && keep == 0; ++i) {
-        cumulative += probs_[i];
-        if (cumulative >= options_.top_p) keep = i + 1;
-      }
-    }
+    keep = TopPPrefix(probs_);
     if (keep > 0 || k == bound) break;
   }
   if (keep == 0) keep = ids.size();
@@ -177,6 +161,16 @@ int32_t Sampler::SampleWholeVocab(std::span<const float> row) {
     keep = n;
   }
   return DrawRanked(ids, probs_, keep);
+}
+
+size_t Sampler::TopPPrefix(std::span<const double> probs) const {
+  if (options_.top_p >= 1.0f) return 0;
+  double cumulative = 0.0;
+  for (size_t i = 0; i < probs.size(); ++i) {
+    cumulative += probs[i];
+    if (cumulative >= options_.top_p) return i + 1;
+  }
+  return 0;
 }
 
 int32_t Sampler::DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep) {

@@ -67,7 +67,10 @@ class Sampler {
   std::span<const float> Penalised(std::span<const float> logits, std::span<const int32_t> history);
   int32_t SampleTopK(std::span<const float> logits);
   int32_t SampleWholeVocab(std::span<const float> logits);
-  // Step 3's top_p and min_p over a ranked prefix, then step 4's draw.
+  // The length of the smallest prefix of `probs` (ranked, normalised) whose
+  // total reaches top_p; 0 when top_p is 1 or the prefix never reaches it.
+  size_t TopPPrefix(std::span<const double> probs) const;
+  // Step 4's draw over the first `keep` ranked candidates.
   // `probs` (normalised) and `ids` are in rank order.
   int32_t DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep);
   double Uniform();
