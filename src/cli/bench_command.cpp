@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <memory>
 #include <optional>
-#include <vector>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -56,16 +55,11 @@ struct BenchReport {
   MeanSd pp;
   MeanSd tg;
   double decode_bytes_per_second = 0.0;  // tg mean x bytes_per_token
-  std::vector<double> bandwidth_probes;  // bytes/s, before and after each repetition's generation
-  double bandwidth = 0.0;                // their median
-  double roofline_fraction = 0.0;        // median over repetitions of tg / the bandwidth around it
+  perf::BandwidthSummary bandwidth;      // probed before and after each repetition's generation
   std::optional<runtime::SamplerOptions> sampling;
   uint64_t peak_rss_bytes = 0;
   int64_t kv_cache_bytes = 0;
 };
-
-double Min(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
-double Max(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); }
 
 void PrintJson(const BenchCommandOptions& opt, const BenchReport& r) {
   nlohmann::ordered_json j;
@@ -79,13 +73,13 @@ void PrintJson(const BenchCommandOptions& opt, const BenchReport& r) {
   j["model_bytes"] = r.model_bytes;
   j["bytes_per_token"] = r.bytes_per_token;
   j["decode_gbs"] = r.decode_bytes_per_second / 1e9;
-  j["bandwidth_gbs"] = r.bandwidth / 1e9;
-  j["bandwidth_min_gbs"] = Min(r.bandwidth_probes) / 1e9;
-  j["bandwidth_max_gbs"] = Max(r.bandwidth_probes) / 1e9;
+  j["bandwidth_gbs"] = r.bandwidth.median / 1e9;
+  j["bandwidth_min_gbs"] = r.bandwidth.min / 1e9;
+  j["bandwidth_max_gbs"] = r.bandwidth.max / 1e9;
   nlohmann::ordered_json probes = nlohmann::ordered_json::array();
-  for (double b : r.bandwidth_probes) probes.push_back(b / 1e9);
+  for (double b : r.bandwidth.probes) probes.push_back(b / 1e9);
   j["bandwidth_probes_gbs"] = probes;
-  j["roofline_fraction"] = r.roofline_fraction;
+  j["roofline_fraction"] = r.bandwidth.roofline_fraction;
   if (r.sampling) {
     j["sampling"] = {{"temperature", r.sampling->temperature}, {"top_k", r.sampling->top_k},
                      {"top_p", r.sampling->top_p},             {"min_p", r.sampling->min_p},
@@ -110,9 +104,9 @@ void PrintText(const BenchCommandOptions& opt, const BenchReport& r) {
   fmt::print("decode     {:.2f} GB/s of weights ({} per token)\n", r.decode_bytes_per_second / 1e9,
              HumanBytes(r.bytes_per_token));
   fmt::print("bandwidth  {:.2f}-{:.2f} GB/s read, median {:.2f} ({} probes, before and after each generation)\n",
-             Min(r.bandwidth_probes) / 1e9, Max(r.bandwidth_probes) / 1e9, r.bandwidth / 1e9, r.bandwidth_probes.size());
+             r.bandwidth.min / 1e9, r.bandwidth.max / 1e9, r.bandwidth.median / 1e9, r.bandwidth.probes.size());
   fmt::print("roofline   generation at {:.1f}% of the bandwidth around it (median of repetitions)\n",
-             100.0 * r.roofline_fraction);
+             100.0 * r.bandwidth.roofline_fraction);
   fmt::print("memory     peak RSS {} (mapped {} + KV cache {})\n", HumanBytes(r.peak_rss_bytes),
              HumanBytes(r.model_bytes), HumanBytes(static_cast<uint64_t>(r.kv_cache_bytes)));
 }
@@ -182,16 +176,8 @@ int RunBenchCommand(BenchCommandOptions& opt) {
   report.kv_cache_bytes = run->kv_cache_bytes;
   report.peak_rss_bytes = run->peak_rss_bytes;  // the benchmark's own, before the probes' buffers
   report.decode_bytes_per_second = report.tg.mean * static_cast<double>(report.bytes_per_token);
-  report.bandwidth_probes = run->bandwidth_before;
-  report.bandwidth_probes.insert(report.bandwidth_probes.end(), run->bandwidth_after.begin(),
-                                 run->bandwidth_after.end());
-  report.bandwidth = perf::Median(report.bandwidth_probes);
-  std::vector<double> fractions;
-  for (size_t i = 0; i < run->tg_tokens_per_second.size(); ++i) {
-    const double around = (run->bandwidth_before[i] + run->bandwidth_after[i]) / 2.0;
-    fractions.push_back(perf::RooflineFraction(run->tg_tokens_per_second[i], report.bytes_per_token, around));
-  }
-  report.roofline_fraction = perf::Median(fractions);
+  report.bandwidth = perf::SummarizeBandwidth(run->tg_tokens_per_second, run->bandwidth_before, run->bandwidth_after,
+                                              report.bytes_per_token);
   if (opt.json) {
     PrintJson(opt, report);
   } else {

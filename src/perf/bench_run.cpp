@@ -5,13 +5,12 @@
 #include <algorithm>
 #include <chrono>
 
-#include "system/machine_memory.h"
 #include "runtime/session.h"
+#include "system/machine_memory.h"
 
 namespace trit::perf {
 
 namespace {
-
 
 double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

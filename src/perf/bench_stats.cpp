@@ -74,4 +74,23 @@ double RooflineFraction(double decode_tokens_per_second, uint64_t bytes_per_toke
   return decode_tokens_per_second * static_cast<double>(bytes_per_token) / bandwidth_bytes_per_second;
 }
 
+BandwidthSummary SummarizeBandwidth(std::span<const double> tg_tokens_per_second, std::span<const double> before,
+                                    std::span<const double> after, uint64_t bytes_per_token) {
+  BandwidthSummary s;
+  s.probes.assign(before.begin(), before.end());
+  s.probes.insert(s.probes.end(), after.begin(), after.end());
+  if (!s.probes.empty()) {
+    s.min = *std::min_element(s.probes.begin(), s.probes.end());
+    s.max = *std::max_element(s.probes.begin(), s.probes.end());
+  }
+  s.median = Median(s.probes);
+  std::vector<double> fractions;
+  const size_t n = std::min({tg_tokens_per_second.size(), before.size(), after.size()});
+  for (size_t i = 0; i < n; ++i) {
+    fractions.push_back(RooflineFraction(tg_tokens_per_second[i], bytes_per_token, (before[i] + after[i]) / 2.0));
+  }
+  s.roofline_fraction = Median(fractions);
+  return s;
+}
+
 }  // namespace trit::perf

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "formats/gguf/reader.h"
 
@@ -37,5 +38,19 @@ std::string PredominantWeightType(std::span<const gguf::TensorInfo> tensors);
 // Decode tokens/s over the roofline's tokens/s (bandwidth / bytes per token).
 // 0 when any input is not positive.
 double RooflineFraction(double decode_tokens_per_second, uint64_t bytes_per_token, double bandwidth_bytes_per_second);
+
+// The bandwidth probed around each repetition's generation, summarised.
+struct BandwidthSummary {
+  std::vector<double> probes;      // bytes/s: every "before", then every "after"
+  double min = 0.0;                // of probes; 0 when there are none
+  double max = 0.0;
+  double median = 0.0;
+  double roofline_fraction = 0.0;  // median over repetitions of RooflineFraction(tg, bytes, mean of its two probes)
+};
+
+// tg_tokens_per_second, before and after: one value per repetition
+// (repetitions without both probes are left out of the fraction).
+BandwidthSummary SummarizeBandwidth(std::span<const double> tg_tokens_per_second, std::span<const double> before,
+                                    std::span<const double> after, uint64_t bytes_per_token);
 
 }  // namespace trit::perf

@@ -41,6 +41,23 @@ TEST(BenchStatsTest, Median) {
   EXPECT_EQ(Median(std::vector<double>{9.0, 1.0, 4.0, 2.0}), 3.0);
 }
 
+TEST(BenchStatsTest, BandwidthSummaryOfProbesAroundEachRepetition) {
+  // 3 repetitions at 10 tok/s of 1e9 bytes: 10 GB/s against probes of 20,
+  // 40 and 25 GB/s around them (means), so fractions 0.5, 0.25, 0.4.
+  const std::vector<double> tg = {10, 10, 10}, before = {20e9, 30e9, 25e9}, after = {20e9, 50e9, 25e9};
+  const BandwidthSummary s = SummarizeBandwidth(tg, before, after, 1'000'000'000);
+  EXPECT_EQ(s.probes, (std::vector<double>{20e9, 30e9, 25e9, 20e9, 50e9, 25e9}));
+  EXPECT_EQ(s.min, 20e9);
+  EXPECT_EQ(s.max, 50e9);
+  EXPECT_EQ(s.median, 25e9);
+  EXPECT_DOUBLE_EQ(s.roofline_fraction, 0.4);
+  // No probes: zeros, no reads past the ends.
+  const BandwidthSummary none = SummarizeBandwidth(tg, {}, {}, 1);
+  EXPECT_TRUE(none.probes.empty());
+  EXPECT_EQ(none.max, 0.0);
+  EXPECT_EQ(none.roofline_fraction, 0.0);
+}
+
 TEST(BenchStatsTest, BytesPerTokenReadsOneEmbeddingRowWhenTheOutputIsSeparate) {
   // q8_0: 34 bytes per 32 values, so a 64-wide row is 68 bytes.
   const std::vector<gguf::TensorInfo> untied = {
