@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything and runs every test: an optimized build with all tests
-# (unit, command-line, cross-check against the Python gguf package), the unit
+# (unit, command-line, cross-check against the Python gguf package), the
+# Python package installed with `pip install ./python` and its pytest tests, the unit
 # and command-line tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and a short libFuzzer smoke run of the file parsers.
 # Usage: scripts/test.sh [--quick]   (--quick: the optimized build and its tests only)
@@ -43,6 +44,15 @@ configure "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
 build "$TRIT_ROOT/build"
 log "running all tests (optimized build)"
 ctest --test-dir "$TRIT_ROOT/build" --output-on-failure -j "$(nproc)"
+
+# The Python package exactly as a user installs it (docs/PYTHON.md): pip
+# builds it from the sources with scikit-build-core and nanobind from PyPI;
+# build/python keeps that build between runs.
+log "installing the Python package (pip install ./python)"
+"$venv/bin/pip" install -q --disable-pip-version-check ./python -C build-dir="$TRIT_ROOT/build/python" \
+  || die "pip install ./python failed"
+log "running the Python package's tests (pytest python/tests)"
+TRIT_BIN="$TRIT_ROOT/build/trit" "$venv/bin/python" -m pytest -q "$TRIT_ROOT/python/tests"
 
 [ "$quick" -eq 1 ] && exit 0
 
