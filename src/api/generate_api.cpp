@@ -67,13 +67,9 @@ trit_status Run(const trit_model& model, std::span<const int32_t> prompt, const 
       model.opened.engine->CreateSession(*model.opened.model, session_options);
   if (!session.ok()) return Fail(session.status());
 
-  // Decode in the context of the prompt, so first-token rules apply to the
-  // whole text (after a leading BOS, SentencePiece's dummy-prefix space is
-  // dropped), exactly as trit run prints it.
   const tokenizer::Tokenizer& tok = *model.tokenizer;
   tokenizer::StreamingDecoder decoder(tok, {});
-  const size_t skip_bos = prompt[0] == tok.vocab().special().bos ? 1 : 0;
-  for (size_t i = skip_bos; i < prompt.size(); ++i) (void)decoder.Push(prompt[i]);
+  decoder.Prime(prompt);  // text in the context of the prompt, exactly as trit run prints it
 
   // A context that fills up ends generation (a stop reason, not an error):
   // k tokens need prompt + k - 1 positions (the last is never fed back).

@@ -135,13 +135,9 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
   common = std::min(common, prompt_ids.size() - 1);  // feed at least one token to get logits
   if (Status s = session.Truncate(0, static_cast<int64_t>(common)); !s.ok()) return s;
 
-  // Decode in the context of the prompt, so first-token rules apply to the
-  // whole text (a leading BOS is not text: after it, SentencePiece's
-  // dummy-prefix space is dropped, as llama2.c and Hugging Face do).
   tokenizer::StreamingDecoder decoder(*l.tokenizer, {});
+  decoder.Prime(prompt_ids);  // text in the context of the prompt (first-token rules)
   const tokenizer::Vocab& vocab = l.tokenizer->vocab();
-  const size_t skip_bos = !prompt_ids.empty() && prompt_ids[0] == vocab.special().bos ? 1 : 0;
-  for (size_t i = skip_bos; i < prompt_ids.size(); ++i) (void)decoder.Push(prompt_ids[i]);
 
   std::string answer;
   runtime::GenerateOptions go;

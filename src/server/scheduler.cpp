@@ -180,11 +180,7 @@ void Scheduler::Admit(std::unique_ptr<Job> job, int32_t seq) {
   slot.n_generated = 0;
   slot.sampler = std::make_unique<runtime::Sampler>(job->params.sampling);
   slot.decoder = std::make_unique<tokenizer::StreamingDecoder>(*model_.tokenizer, tokenizer::DecodeOptions{});
-  // Decode in the context of the prompt, as trit run does, so first-token
-  // rules (SentencePiece's dummy-prefix space) apply to the whole text.
-  const tokenizer::Vocab& vocab = model_.tokenizer->vocab();
-  const size_t skip_bos = job->prompt[0] == vocab.special().bos ? 1 : 0;
-  for (size_t i = skip_bos; i < job->prompt.size(); ++i) (void)slot.decoder->Push(job->prompt[i]);
+  slot.decoder->Prime(job->prompt);  // text in the context of the prompt, as trit run prints it
   slot.stops = std::make_unique<StopMatcher>(job->params.stop);
   slot.job = std::move(job);
 }

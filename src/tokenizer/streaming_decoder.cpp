@@ -55,6 +55,11 @@ std::string StreamingDecoder::Push(TokenId id) {
   return Emit(raw, /*at_end=*/false);
 }
 
+void StreamingDecoder::Prime(std::span<const TokenId> prompt) {
+  const size_t skip_bos = !prompt.empty() && prompt[0] == tokenizer_.vocab().special().bos ? 1 : 0;
+  for (size_t i = skip_bos; i < prompt.size(); ++i) (void)Push(prompt[i]);
+}
+
 std::string StreamingDecoder::Flush() {
   // A held EOS was the last id: Decode drops it.
   std::string out = Emit({}, /*at_end=*/true);

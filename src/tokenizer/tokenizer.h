@@ -100,6 +100,11 @@ class StreamingDecoder {
   std::string Push(TokenId id);
   // Everything still held back; the sequence ends and the decoder starts afresh.
   std::string Flush();
+  // Pushes a prompt's ids as context and drops their text, so generated
+  // text follows the prompt's first-token rules: a leading BOS is not text,
+  // and after it SentencePiece's dummy-prefix space is dropped (as llama2.c
+  // and Hugging Face print it). trit run, trit serve and the C API call it.
+  void Prime(std::span<const TokenId> prompt);
 
  private:
   // Appends the piece of `id` as the next piece of Decode's text.

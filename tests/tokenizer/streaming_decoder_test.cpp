@@ -141,6 +141,30 @@ TEST(StreamingDecoderTest, EmojiFromByteTokensComesOutWhole) {
   EXPECT_EQ(decoder.Flush(), "");
 }
 
+// Prime: generated text reads as the continuation of the prompt. After a
+// prompt of BOS alone the first piece loses its dummy-prefix space (as
+// llama2.c prints it); after a prompt with text it keeps it.
+TEST(StreamingDecoderTest, PrimeDecodesGeneratedTextInThePromptsContext) {
+  Expected<gguf::File> file = gguf::File::Open(testing::VocabDataPath("ggml-vocab-llama-spm.gguf"));
+  ASSERT_TRUE(file.ok());
+  Expected<std::unique_ptr<Tokenizer>> tok = Tokenizer::FromGguf(*file);
+  ASSERT_TRUE(tok.ok());
+  const TokenId bos = (*tok)->vocab().special().bos;
+  const std::vector<TokenId> hello = {15043};  // "▁Hello"
+
+  StreamingDecoder after_bos(**tok, {});
+  after_bos.Prime(std::vector<TokenId>{bos});
+  EXPECT_EQ(after_bos.Push(hello[0]), "Hello");
+
+  StreamingDecoder after_text(**tok, {});
+  after_text.Prime(std::vector<TokenId>{bos, hello[0]});
+  EXPECT_EQ(after_text.Push(hello[0]), " Hello");
+
+  StreamingDecoder after_nothing(**tok, {});
+  after_nothing.Prime({});
+  EXPECT_EQ(after_nothing.Push(hello[0]), "Hello");
+}
+
 TEST(StreamingDecoderTest, WordPieceHoldsSpacesUntilTheNextPieceDecides) {
   Expected<gguf::File> file = gguf::File::Open(testing::VocabDataPath("ggml-vocab-bert-bge.gguf"));
   ASSERT_TRUE(file.ok());
