@@ -495,7 +495,7 @@ NB_MODULE(_trit, m) {
            nb::arg("engine").none(), nb::arg("threads"), nb::arg("n_ctx"))
       .def("close", &Model::Close)
       .def_prop_ro("closed", &Model::closed)
-      .def("info", &Info)
+      .def("info", &Info, nb::sig("def info(self) -> dict[str, typing.Any]"))
       .def("tokenize", &Tokenize)
       .def("detokenize", &Detokenize)
       .def("token_to_piece", &TokenToPiece)

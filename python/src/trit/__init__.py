@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Union, overload
+from typing import Any, Dict, Iterable, Iterator, List, Literal, Mapping, Optional, Sequence, Union, cast, overload
 
 import numpy as np
 
@@ -93,7 +93,7 @@ class Completion:
     seed: int
 
 
-def _completion(text: str, summary: Any) -> Completion:
+def _completion(text: str, summary: _trit.Summary) -> Completion:
     return Completion(text=text, tokens=list(summary.tokens), stop_reason=_STOP_REASONS[summary.stop],
                       n_prompt_tokens=summary.n_prompt_tokens, n_generated=summary.n_generated, seed=summary.seed)
 
@@ -112,8 +112,8 @@ class TokenStream(Iterator[str]):
     :class:`Completion` (its text is everything the stream gave).
     """
 
-    def __init__(self, native: Any) -> None:
-        self._native = native
+    def __init__(self, native: _trit.Stream) -> None:
+        self._native: Optional[_trit.Stream] = native
         self._pieces: List[str] = []
         self.result: Optional[Completion] = None
 
@@ -251,9 +251,17 @@ class Model:
     # ---- generation -------------------------------------------------------
 
     @overload
-    def generate(self, prompt: Prompt, *, stream: Literal[False] = ..., **sampling: Any) -> str: ...
+    def generate(self, prompt: Prompt, *, stream: Literal[False] = ..., max_tokens: int = ..., temperature: float = ...,
+                 top_k: int = ..., top_p: float = ..., min_p: float = ..., repeat_penalty: float = ...,
+                 frequency_penalty: float = ..., presence_penalty: float = ..., penalty_last_n: int = ...,
+                 seed: Optional[int] = ..., stop_at_end: bool = ..., add_special: bool = ...,
+                 parse_special: bool = ...) -> str: ...
     @overload
-    def generate(self, prompt: Prompt, *, stream: Literal[True], **sampling: Any) -> TokenStream: ...
+    def generate(self, prompt: Prompt, *, stream: Literal[True], max_tokens: int = ..., temperature: float = ...,
+                 top_k: int = ..., top_p: float = ..., min_p: float = ..., repeat_penalty: float = ...,
+                 frequency_penalty: float = ..., presence_penalty: float = ..., penalty_last_n: int = ...,
+                 seed: Optional[int] = ..., stop_at_end: bool = ..., add_special: bool = ...,
+                 parse_special: bool = ...) -> TokenStream: ...
 
     def generate(self, prompt: Prompt, *, stream: bool = False, max_tokens: int = 256, temperature: float = 0.8,
                  top_k: int = 40, top_p: float = 0.95, min_p: float = 0.05, repeat_penalty: float = 1.0,
@@ -300,7 +308,10 @@ class Model:
         """The assistant's answer to a conversation: the messages rendered with
         the model's chat template (:meth:`render_chat`), then
         :meth:`generate` with the same keyword arguments."""
-        return self.generate(self.render_chat(messages), stream=stream, **sampling)  # type: ignore[call-overload]
+        rendered = self.render_chat(messages)
+        if stream:
+            return self.generate(rendered, stream=True, **sampling)
+        return self.generate(rendered, stream=False, **sampling)
 
     # ---- logits and embeddings --------------------------------------------
 
@@ -315,10 +326,9 @@ class Model:
         """Embeddings of one text (a 1-D float32 array) or of several (2-D, one
         row each). This library does not compute embeddings yet: it raises
         :class:`UnsupportedError` with the library's message."""
-        single = isinstance(texts, str)
-        batch = [texts] if single else [str(t) for t in texts]
-        rows = self._native.embed(batch)
-        return rows[0] if single else rows
+        if isinstance(texts, str):
+            return cast(np.ndarray, self._native.embed([texts])[0])
+        return self._native.embed([str(t) for t in texts])
 
 
 def _ids(ids: Sequence[int]) -> List[int]:
@@ -342,7 +352,7 @@ def _prompt(prompt: Prompt) -> Union[str, List[int]]:
 
 def _options(*, max_tokens: int, temperature: float, top_k: int, top_p: float, min_p: float, repeat_penalty: float,
              frequency_penalty: float, presence_penalty: float, penalty_last_n: int, seed: Optional[int],
-             stop_at_end: bool, add_special: bool, parse_special: bool) -> Any:
+             stop_at_end: bool, add_special: bool, parse_special: bool) -> _trit.GenerateOptions:
     """The C API's trit_generate_options from generate()'s keyword arguments
     (their defaults are generate()'s, the C API's own)."""
     o = _trit.GenerateOptions()
