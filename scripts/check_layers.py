@@ -13,7 +13,13 @@ and the script exits 1. A file in a folder of src/ that the table does not
 name, and an include that resolves to no module, are violations too
 (fail-closed: a new module gets a place in the table before it gets code).
 Angle-bracket includes (the standard library, third-party headers) are not
-checked. ctest runs this script (tests/CMakeLists.txt, label unit) and its
+checked.
+
+The clients of the C API outside src/ (CLIENT_DIRS: the Python package's
+native module, the C examples) sit on top of the house: they may include
+include/trit/trit.h and nothing else of trit (no src/ header, quoted or in
+angle brackets, and no other include/trit/ header), so Python and C users
+get exactly what the C API gives. ctest runs this script (tests/CMakeLists.txt, label unit) and its
 own test (tests/scripts/check_layers_test.py).
 
 Usage: scripts/check_layers.py [--root DIR] [--table]
@@ -59,6 +65,10 @@ INCLUDE_DEFAULT_MODULE = "api"
 
 SOURCE_EXTENSIONS = (".h", ".hpp", ".c", ".cc", ".cpp", ".cxx", ".inc")
 INCLUDE_RE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+ANY_INCLUDE_RE = re.compile(r'^\s*#\s*include\s*[<"]([^">]+)[">]')
+# Frontends over the C API alone, and the one header they may include of trit.
+CLIENT_DIRS = ("python/src", "examples/c")
+CLIENT_HEADER = "trit/trit.h"
 
 
 def check_table():
@@ -120,8 +130,8 @@ def resolve_include(root, including_rel, target):
     return None
 
 
-def source_files(root):
-    for top in ("src", "include"):
+def source_files(root, tops=("src", "include")):
+    for top in tops:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
             dirnames.sort()
             for f in sorted(filenames):
@@ -157,6 +167,20 @@ def check(root):
                        else f"{module} does not see {dep}")
                 errors.append(f'{rel}:{lineno}: includes "{target}": {module} (layer {layer[module]}) '
                               f"may not include {dep} (layer {layer[dep]}): {why}")
+    for rel in source_files(root, CLIENT_DIRS):
+        n_files += 1
+        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+            lines = f.readlines()
+        for lineno, line in enumerate(lines, 1):
+            m = ANY_INCLUDE_RE.match(line)
+            if not m:
+                continue
+            n_includes += 1
+            target = m.group(1)
+            inside_src = os.path.isfile(os.path.join(root, "src", target))
+            if target != CLIENT_HEADER and (target.startswith("trit/") or inside_src):
+                errors.append(f'{rel}:{lineno}: includes "{target}": a client of the C API may include only '
+                              f"include/{CLIENT_HEADER} of trit")
     return errors, n_files, n_includes
 
 

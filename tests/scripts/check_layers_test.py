@@ -38,6 +38,9 @@ GOOD = {
     "src/bundle/check.h": '#pragma once\n#include "formats/gguf/reader.h"\n#include "base/status.h"\n',
     "src/cli/main.cpp": '#include "cli/version.h"\n#include "bundle/check.h"\n#include "trit/engine.h"\n',
     "include/trit/engine.h": "#pragma once\n#include <stdint.h>\n",
+    "include/trit/trit.h": "#pragma once\n#include <stdint.h>\n",
+    "python/src/_trit.cpp": '#include <nanobind/nanobind.h>\n#include <trit/trit.h>\n',
+    "examples/c/hello.c": '#include <stdio.h>\n#include "trit/trit.h"\n',
 }
 
 failures = []
@@ -73,6 +76,13 @@ expect("a module missing from the table fails",
 expect("an include that names no module fails",
        {**GOOD, "src/base/y.cpp": '#include "nowhere.h"\n'},
        1, 'src/base/y.cpp:1: includes "nowhere.h", which is in no module')
+
+expect("a client of the C API may not include the library's headers",
+       {**GOOD, "python/src/_trit.cpp": '#include <trit/trit.h>\n#include "base/status.h"\n'},
+       1, 'python/src/_trit.cpp:2: includes "base/status.h": a client of the C API may include only')
+expect("nor another public header",
+       {**GOOD, "examples/c/hello.c": '#include <trit/engine.h>\n'},
+       1, 'examples/c/hello.c:1: includes "trit/engine.h"')
 
 if failures:
     print("\n".join(failures))
