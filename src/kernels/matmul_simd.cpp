@@ -1078,8 +1078,12 @@ void DotQ6_KRows(const QuantDotArgs& g) {
     }
   });
 #else
+  // The block's quants, declared here and not in the lambda: GCC 12 gave a
+  // lambda-local aligned array a stack slot that overlapped QuantRows's
+  // live sums (SSE4, full groups of 8 blocks, 4 activation rows), so a
+  // batch's first rows came out as garbage.
+  HWY_ALIGN uint8_t q[256];
   QuantRows<kRows, -1>(g, 210, 208, [&](const uint8_t* block, int64_t b, V32* v) {
-    HWY_ALIGN uint8_t q[256];
     for (int64_t h = 0; h < 2; ++h) {
       const uint8_t* ql = block + 64 * h;
       const uint8_t* qh = block + 128 + 32 * h;
