@@ -21,6 +21,7 @@
 #include "kernels/kernel_set.h"
 #include "kernels/repack.h"
 #include "kernels/matmul.h"
+#include "quant/random_blocks.h"  // tests/quant/: blocks of the types without a quantizer
 #include "quant/types.h"
 
 namespace trit::kernels {
@@ -44,14 +45,19 @@ BenchWeights MakeWeights(quant::GgmlType type, int64_t n_rows, int64_t n_cols, b
   BenchWeights w;
   w.bytes.resize(matrix_bytes * n_copies);
   // 64 distinct rows quantized once, repeated: quantizing 65M values per
-  // benchmark would dominate the run.
+  // benchmark would dominate the run. Types without a quantizer (q2_K, q3_K)
+  // get random blocks instead.
   constexpr int64_t kDistinct = 64;
   std::mt19937 rng(7);
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> values(static_cast<size_t>(kDistinct * n_cols));
-  for (float& v : values) v = normal(rng);
   std::vector<uint8_t> distinct(row_bytes * kDistinct);
-  t.quantize(values.data(), distinct.data(), kDistinct * n_cols);
+  if (t.quantize == nullptr) {
+    quant::testing::RandomBlocks(type, kDistinct * n_cols / t.block_size, 1.0f, rng, distinct.data());
+  } else {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> values(static_cast<size_t>(kDistinct * n_cols));
+    for (float& v : values) v = normal(rng);
+    t.quantize(values.data(), distinct.data(), kDistinct * n_cols);
+  }
   for (uint64_t r = 0; r < static_cast<uint64_t>(n_rows) * n_copies; ++r) {
     std::memcpy(w.bytes.data() + r * row_bytes, distinct.data() + (r % kDistinct) * row_bytes, row_bytes);
   }
@@ -218,6 +224,8 @@ TRIT_MATMUL_BENCH(Q8_0);
 TRIT_MATMUL_BENCH(Q4_1);
 TRIT_MATMUL_BENCH(Q5_0);
 TRIT_MATMUL_BENCH(Q5_1);
+TRIT_MATMUL_BENCH(Q2_K);
+TRIT_MATMUL_BENCH(Q3_K);
 TRIT_MATMUL_BENCH(Q4_K);
 TRIT_MATMUL_BENCH(Q5_K);
 TRIT_MATMUL_BENCH(Q6_K);

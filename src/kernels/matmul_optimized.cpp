@@ -29,6 +29,8 @@ QuantKernel QuantKernelFor(GgmlType type) {
     case GgmlType::kQ4_1: return &simd::DotQ4_1;
     case GgmlType::kQ5_0: return &simd::DotQ5_0;
     case GgmlType::kQ5_1: return &simd::DotQ5_1;
+    case GgmlType::kQ2_K: return &simd::DotQ2_K;
+    case GgmlType::kQ3_K: return &simd::DotQ3_K;
     case GgmlType::kQ4_K: return &simd::DotQ4_K;
     case GgmlType::kQ5_K: return &simd::DotQ5_K;
     case GgmlType::kQ6_K: return &simd::DotQ6_K;
@@ -70,6 +72,8 @@ int64_t ActivationBlock(GgmlType type) {
   switch (type) {
     case GgmlType::kTQ2_0:
     case GgmlType::kTQ1_0:
+    case GgmlType::kQ2_K:
+    case GgmlType::kQ3_K:
     case GgmlType::kQ4_K:
     case GgmlType::kQ5_K:
     case GgmlType::kQ6_K: return 256;

@@ -11,8 +11,9 @@
 //     (activation_quant.h), exact integer block dot products;
 //   - tq1_0, tq2_0: the same with blocks of 256, trits as unsigned 0..2 and
 //     the activation block sum subtracted (integer, no float dequantization);
-//   - q4_K: blocks of 256 (sub-block sums of 32 for the mins), the six-bit
-//     scales applied to exact integer sub-block sums;
+//   - q4_K, q5_K: blocks of 256 (sub-block sums of 32 for the mins), the
+//     six-bit scales applied to exact integer sub-block sums; q2_K, q3_K,
+//     q6_K the same with sub-blocks of 16;
 //   - f32, f16, bf16: float, in dot.h's order: identical to the reference.
 // The results of the quantized types differ from the reference MatMul by the
 // activation rounding only (at most sum |w| * d_a / 2 per output).

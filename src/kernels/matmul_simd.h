@@ -1,6 +1,7 @@
 // The per-CPU-target dot-product kernels behind MatMulOptimized
 // (matmul_optimized.h), compiled once per Highway target in matmul_simd.cpp
-// and chosen at run time (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
+// (q2_K, q3_K: matmul_simd_kquants_low.cpp) and chosen at run time
+// (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
 //
 // Every kernel computes, for n_w consecutive weight rows and up to kRowTile
 // activation rows, each result with the same arithmetic sequence whatever the
@@ -12,8 +13,9 @@
 //     and the 8 lanes summed in dot.h's fixed tree (Q4_K:
 //     acc[b % 8] += (d * d_a) * A_b - (dmin * d_a) * B_b, A_b = sum over
 //     sub-blocks of scale * isum, B_b = sum of min * activation sums; Q5_K
-//     the same; Q6_K one term, isum = sum over sub-blocks of scale * (sum q a
-//     - 32 * activation sum));
+//     the same, and Q2_K with sub-blocks of 16; Q6_K one term, isum = sum
+//     over sub-blocks of scale * (sum q a - 32 * activation sum), Q3_K the
+//     same with q3 + 4 and 4);
 //   float types (f32, f16, bf16): dot.h's order exactly (element k into lane
 //     k % 8, lanes summed in the fixed tree), so they equal the reference
 //     MatMul bit for bit.
@@ -39,7 +41,7 @@ struct QuantDotArgs {
   const float* a_scale = nullptr;    // (n_a, n_blocks) activation block scales
   const int32_t* a_sum = nullptr;    // (n_a, n_blocks) activation block sums of q
   const int32_t* a_sum32 = nullptr;  // (n_a, a_stride / 32) sums of q per 32 elements (Q4_K, Q5_K)
-  const int32_t* a_sum16 = nullptr;  // (n_a, a_stride / 16) sums of q per 16 elements (Q6_K; null for 32-element blocks)
+  const int32_t* a_sum16 = nullptr;  // (n_a, a_stride / 16) sums of q per 16 elements (Q2_K, Q3_K, Q6_K; null for 32-element blocks)
   int64_t a_stride = 0;              // elements between activation rows (= row length)
   int64_t n_a = 0;                   // 1..kRowTile (1..kGroupRowTile with row_groups)
   float* y = nullptr;                // weight row o, activation row r: y[o + r * y_stride]
@@ -70,6 +72,8 @@ void DotQ8_0(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ4_1(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ5_0(const QuantDotArgs& args);   // 32-element activation blocks
 void DotQ5_1(const QuantDotArgs& args);   // 32-element activation blocks
+void DotQ2_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum16
+void DotQ3_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum16
 void DotQ4_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
 void DotQ5_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
 void DotQ6_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum16

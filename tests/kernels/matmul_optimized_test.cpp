@@ -129,25 +129,25 @@ TEST_P(OptimizedMatMulTest, RowsIndependentOfBatchAndThreads) {
 }
 INSTANTIATE_TEST_SUITE_P(Types, OptimizedMatMulTest,
                          ::testing::Values(GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kQ4_0, GgmlType::kQ8_0,
-                                           GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ4_K,
-                                           GgmlType::kQ5_K, GgmlType::kQ6_K, GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
+                                           GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ2_K,
+                                           GgmlType::kQ3_K, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K,
+                                           GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
                          [](const ::testing::TestParamInfo<GgmlType>& info) {
                            return std::string(quant::GetType(info.param).name);
                          });
 
 TEST(OptimizedMatMul, TypesWithoutAKernelRunTheReference) {
-  // Q3_K has no quantizer here: random blocks, each with a sane scale d
-  // (its last two bytes, f16 0.01).
-  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ3_K);
+  // Q8_K (a K-quant dot-product operand, with a dequantizer but no matmul
+  // kernel): random blocks, each with a sane scale d (its first four bytes,
+  // f32 0.01).
+  const quant::TypeInfo& t = quant::GetType(GgmlType::kQ8_K);
   ASSERT_FALSE(HasOptimizedMatMul(t.type));
   std::mt19937_64 rng(FreshSeed());
   const uint64_t row_bytes = 2 * t.type_size;  // 512 columns
   std::vector<uint8_t> bytes(9 * row_bytes);
   for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
-  for (size_t i = t.type_size - 2; i < bytes.size(); i += t.type_size) {
-    bytes[i] = 0x1F;
-    bytes[i + 1] = 0x21;
-  }
+  const float d = 0.01f;
+  for (size_t i = 0; i < bytes.size(); i += t.type_size) std::memcpy(&bytes[i], &d, sizeof d);
   const Matrix w{&t, bytes.data(), 512, 9, row_bytes};
   const std::vector<float> x = RandomActivations(3 * 512, rng);
   ThreadPool pool(2);

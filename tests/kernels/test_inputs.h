@@ -10,6 +10,7 @@
 
 #include "kernels/cpu_targets.h"
 #include "kernels/matmul.h"
+#include "quant/random_blocks.h"
 #include "quant/types.h"
 
 namespace trit::kernels {
@@ -26,14 +27,20 @@ struct Weights {
   Matrix m;
 };
 
+// N(0, 1) values quantized to t; for the types without a quantizer (q2_K,
+// q3_K) random blocks of values of about that size (quant/random_blocks.h).
 inline Weights RandomWeights(const quant::TypeInfo& t, int64_t n_cols, int64_t n_rows, std::mt19937_64& rng) {
-  std::normal_distribution<float> normal(0.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(n_cols * n_rows));
-  for (float& x : v) x = normal(rng);
   Weights w;
   const uint64_t row_bytes = static_cast<uint64_t>(n_cols / t.block_size * t.type_size);
   w.bytes.resize(row_bytes * static_cast<uint64_t>(n_rows));
-  t.quantize(v.data(), w.bytes.data(), n_cols * n_rows);
+  if (t.quantize == nullptr) {
+    quant::testing::RandomBlocks(t.type, n_cols / t.block_size * n_rows, 1.0f, rng, w.bytes.data());
+  } else {
+    std::normal_distribution<float> normal(0.0f, 1.0f);
+    std::vector<float> v(static_cast<size_t>(n_cols * n_rows));
+    for (float& x : v) x = normal(rng);
+    t.quantize(v.data(), w.bytes.data(), n_cols * n_rows);
+  }
   w.m = Matrix{&t, w.bytes.data(), n_cols, n_rows, row_bytes};
   return w;
 }

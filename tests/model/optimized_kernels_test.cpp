@@ -68,7 +68,8 @@ TEST_P(OptimizedKernelsTest, BatchInvariantAndCloseToTheReference) {
 
 INSTANTIATE_TEST_SUITE_P(Types, OptimizedKernelsTest,
                          ::testing::Values(quant::GgmlType::kTQ2_0, quant::GgmlType::kTQ1_0, quant::GgmlType::kQ4_0,
-                                           quant::GgmlType::kQ8_0, quant::GgmlType::kQ4_K, quant::GgmlType::kF16),
+                                           quant::GgmlType::kQ8_0, quant::GgmlType::kQ2_K, quant::GgmlType::kQ3_K,
+                                           quant::GgmlType::kQ4_K, quant::GgmlType::kF16),
                          [](const ::testing::TestParamInfo<quant::GgmlType>& info) {
                            return std::string(quant::GetType(info.param).name);
                          });

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "formats/gguf/writer.h"
+#include "quant/random_blocks.h"
 
 namespace trit::testing {
 
@@ -95,7 +96,11 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
     const quant::TypeInfo& t = quant::GetType(matrix ? s.matrix_type : quant::GgmlType::kF32);
     std::vector<uint8_t> bytes(static_cast<size_t>(v.size() / static_cast<size_t>(t.block_size)) *
                                static_cast<size_t>(t.type_size));
-    t.quantize(v.data(), bytes.data(), static_cast<int64_t>(v.size()));
+    if (t.quantize != nullptr) {
+      t.quantize(v.data(), bytes.data(), static_cast<int64_t>(v.size()));
+    } else {  // q2_K, q3_K (no quantizer): random blocks of values of about `scale`
+      quant::testing::RandomBlocks(t.type, static_cast<int64_t>(v.size()) / t.block_size, scale, rng, bytes.data());
+    }
     status = w.AddTensorData(name, t.type, shape, bytes);
   };
   const int64_t hd = s.head_size();

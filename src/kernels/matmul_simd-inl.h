@@ -1,0 +1,401 @@
+// The shared pieces of the quantized matmul kernels (matmul_simd.h) for the
+// files compiled once per Highway target (foreach_target): matmul_simd.cpp
+// and matmul_simd_kquants_low.cpp. The int8 dot-product steps (exact
+// integers on every target), the per-block frames that fold 8 blocks' sums
+// into dot.h's 8 float lanes (QuantRows, QuantRowsWithMins) and the row-count
+// dispatch. Include after <hwy/highway.h>; the guard below is Highway's
+// per-target include idiom. Defines TRIT_X86 (x86 targets) and TRIT_X86_256
+// (256-bit ones) for the target being compiled; the including file #undefs
+// them at the end of its per-target part.
+#if defined(TRIT_KERNELS_MATMUL_SIMD_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef TRIT_KERNELS_MATMUL_SIMD_INL_H_
+#undef TRIT_KERNELS_MATMUL_SIMD_INL_H_
+#else
+#define TRIT_KERNELS_MATMUL_SIMD_INL_H_
+#endif
+
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include <hwy/highway.h>
+
+#include "kernels/dot.h"
+#include "kernels/matmul_simd.h"
+
+// GCC 12 reports the zero-initialized accumulators of QuantRows as "maybe
+// uninitialized" once the AVX3 copy is vectorized (a false positive).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+HWY_BEFORE_NAMESPACE();
+namespace trit::kernels::simd {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D8 = hn::CappedTag<int8_t, 32>;  // a Q4_0/Q8_0 block's 32 quants in one or two vectors
+using DU8 = hn::RebindToUnsigned<D8>;
+using D32 = hn::Repartition<int32_t, D8>;
+using V32 = hn::VFromD<D32>;
+using VU8 = hn::VFromD<DU8>;
+using VI8 = hn::VFromD<D8>;
+
+// Blocks whose integer sums are reduced and folded into the float lanes
+// together: dot.h's 8 lanes, lane b % 8.
+constexpr int64_t kGroup = kDotLanes;
+
+#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define TRIT_X86 1
+#endif
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+#define TRIT_X86_256 1  // D8 is one 256-bit vector
+#endif
+
+// acc + sums of q * a (lanes hold partial sums: only their total is used),
+// q unsigned (< 128 wherever a pair could saturate int16 without VNNI:
+// 2 * 127 * 128 < 32768), a signed.
+HWY_INLINE V32 MulAddU8I8(VU8 q, VI8 a, V32 acc) {
+#if HWY_TARGET == HWY_AVX3_DL
+  // VNNI: exact, never saturates. Highway 1.0's AVX3_DL target enables
+  // AVX-VNNI (VEX) instead of AVX512-VNNI, and the CPUs of that target (Ice
+  // Lake, Zen 4) have only the EVEX form, so it is spelled out.
+  __m256i sum = acc.raw;
+  asm("%{evex%} vpdpbusd %2, %1, %0" : "+v"(sum) : "v"(q.raw), "vm"(a.raw));
+  return V32{sum};
+#elif HWY_TARGET == HWY_SSE4
+  const __m128i p = _mm_maddubs_epi16(q.raw, a.raw);
+  return acc + V32{_mm_madd_epi16(p, _mm_set1_epi16(1))};
+#elif HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+  const __m256i p = _mm256_maddubs_epi16(q.raw, a.raw);
+  return acc + V32{_mm256_madd_epi16(p, _mm256_set1_epi16(1))};
+#elif HWY_TARGET == HWY_SCALAR
+  return acc + hn::Set(D32(), static_cast<int32_t>(hn::GetLane(q)) * hn::GetLane(a));
+#else
+  const hn::Half<DU8> du8h;
+  const hn::Half<D8> d8h;
+  const hn::RepartitionToWide<D8> d16;
+  const hn::RepartitionToWide<DU8> du16;
+  const D32 d32;
+  const auto q_lo = hn::BitCast(d16, hn::PromoteTo(du16, hn::LowerHalf(du8h, q)));
+  const auto q_hi = hn::BitCast(d16, hn::PromoteTo(du16, hn::UpperHalf(du8h, q)));
+  const auto a_lo = hn::PromoteTo(d16, hn::LowerHalf(d8h, a));
+  const auto a_hi = hn::PromoteTo(d16, hn::UpperHalf(d8h, a));
+  V32 acc2 = hn::Zero(d32);
+  acc = hn::ReorderWidenMulAccumulate(d32, q_lo, a_lo, acc, acc2);
+  acc = hn::ReorderWidenMulAccumulate(d32, q_hi, a_hi, acc, acc2);
+  return acc + acc2;
+#endif
+}
+
+// acc + sums of w * a, both signed, a in [-127, 127] (no VNNI path: with
+// VNNI the Q8_0 kernel offsets w to unsigned instead).
+HWY_INLINE V32 MulAddI8I8(VI8 w, VI8 a, V32 acc) {
+#if HWY_TARGET == HWY_SSE4
+  // |w| * (a with w's sign): |w| <= 128 as unsigned, so no pair saturates.
+  const __m128i p = _mm_maddubs_epi16(_mm_sign_epi8(w.raw, w.raw), _mm_sign_epi8(a.raw, w.raw));
+  return acc + V32{_mm_madd_epi16(p, _mm_set1_epi16(1))};
+#elif defined(TRIT_X86_256)
+  const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(w.raw, w.raw), _mm256_sign_epi8(a.raw, w.raw));
+  return acc + V32{_mm256_madd_epi16(p, _mm256_set1_epi16(1))};
+#elif HWY_TARGET == HWY_SCALAR
+  return acc + hn::Set(D32(), static_cast<int32_t>(hn::GetLane(w)) * hn::GetLane(a));
+#else
+  const hn::Half<D8> d8h;
+  const hn::RepartitionToWide<D8> d16;
+  const D32 d32;
+  V32 acc2 = hn::Zero(d32);
+  acc = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LowerHalf(d8h, w)),
+                                      hn::PromoteTo(d16, hn::LowerHalf(d8h, a)), acc, acc2);
+  acc = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::UpperHalf(d8h, w)),
+                                      hn::PromoteTo(d16, hn::UpperHalf(d8h, a)), acc, acc2);
+  return acc + acc2;
+#endif
+}
+
+template <class D>
+HWY_INLINE int32_t ReduceI32(D d, hn::VFromD<D> v) {
+  return hn::GetLane(hn::SumOfLanes(d, v));
+}
+
+// sum q a over 16 elements, q unsigned, a signed, exact (the portable path).
+HWY_INLINE int32_t Dot16U8I8(const uint8_t* q, const int8_t* a) {
+  const hn::CappedTag<int16_t, 16> d16;
+  const hn::RebindToUnsigned<decltype(d16)> du16;
+  const hn::Rebind<uint8_t, decltype(d16)> du8;
+  const hn::Rebind<int8_t, decltype(d16)> di8;
+  const hn::Repartition<int32_t, decltype(d16)> d32;
+  auto s0 = hn::Zero(d32), s1 = hn::Zero(d32);
+  for (int64_t p = 0; p < 16; p += static_cast<int64_t>(hn::Lanes(d16))) {
+    const auto qv = hn::BitCast(d16, hn::PromoteTo(du16, hn::LoadU(du8, q + p)));
+    s0 = hn::ReorderWidenMulAccumulate(d32, qv, hn::PromoteTo(d16, hn::LoadU(di8, a + p)), s0, s1);
+  }
+  return ReduceI32(d32, s0 + s1);
+}
+
+// out[i] = sum of the lanes of v[i], i < kGroup; on x86 by horizontal adds
+// in registers (exact: integers).
+HWY_INLINE void ReduceGroup(const V32* v, int32_t* out) {
+#if defined(TRIT_X86_256)
+  const __m256i h01 = _mm256_hadd_epi32(v[0].raw, v[1].raw);
+  const __m256i h23 = _mm256_hadd_epi32(v[2].raw, v[3].raw);
+  const __m256i h45 = _mm256_hadd_epi32(v[4].raw, v[5].raw);
+  const __m256i h67 = _mm256_hadd_epi32(v[6].raw, v[7].raw);
+  const __m256i h03 = _mm256_hadd_epi32(h01, h23);  // blocks 0-3: low 128 bits | high 128 bits
+  const __m256i h47 = _mm256_hadd_epi32(h45, h67);
+  const __m256i sum = _mm256_add_epi32(_mm256_permute2x128_si256(h03, h47, 0x20),
+                                       _mm256_permute2x128_si256(h03, h47, 0x31));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(out), sum);
+#elif HWY_TARGET == HWY_SSE4
+  for (int i = 0; i < kGroup; i += 4) {
+    const __m128i h01 = _mm_hadd_epi32(v[i].raw, v[i + 1].raw);
+    const __m128i h23 = _mm_hadd_epi32(v[i + 2].raw, v[i + 3].raw);
+    _mm_store_si128(reinterpret_cast<__m128i*>(out + i), _mm_hadd_epi32(h01, h23));
+  }
+#else
+  const D32 d32;
+  for (int i = 0; i < kGroup; ++i) out[i] = ReduceI32(d32, v[i]);
+#endif
+}
+
+// For the kGroup lanes i < n (the rest padded with zeros):
+//   acc[i] += (w_scale[i] * a_scale[i]) * float(isum[i] - (a_sum[i] << kShift))
+// (no a_sum term when kShift < 0), lane by lane, one rounding per operation;
+// with weight mins (q4_1, q5_1: x = d q + m) the sum gets a second term:
+//   acc[i] += (w_scale * a_scale) * float(isum) + (w_min * a_scale) * float(a_sum).
+template <int kShift, bool kMin = false>
+HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const uint16_t* scale_bits,
+                             const float* a_scale, const int32_t* a_sum, int64_t n,
+                             const uint16_t* min_bits = nullptr) {
+  const hn::CappedTag<float, kGroup> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  HWY_ALIGN float scale_pad[kGroup];
+  HWY_ALIGN int32_t sum_pad[kGroup];
+  if (n < kGroup) {  // the last, partial group of a row
+    for (int64_t i = 0; i < kGroup; ++i) {
+      scale_pad[i] = i < n ? a_scale[i] : 0.0f;
+      sum_pad[i] = (i < n && (kShift >= 0 || kMin)) ? a_sum[i] : 0;
+    }
+    a_scale = scale_pad;
+    a_sum = sum_pad;
+  }
+  constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
+  for (int64_t i = 0; i < kGroup; i += kL) {
+    // f16 -> f32 is exact on every target (F16C or Highway's emulation).
+    const auto ws = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i)));
+    auto is = hn::LoadU(di, isum + i);
+    if constexpr (kShift >= 0) is = is - hn::ShiftLeft<kShift>(hn::LoadU(di, a_sum + i));
+    const auto as = hn::LoadU(df, a_scale + i);
+    auto term = (ws * as) * hn::ConvertTo(df, is);
+    if constexpr (kMin) {
+      const auto ms = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(min_bits + i)));
+      term = term + (ms * as) * hn::ConvertTo(df, hn::LoadU(di, a_sum + i));
+    }
+    hn::Store(hn::Load(df, acc + i) + term, df, acc + i);
+  }
+}
+
+// The shared frame of the quantized kernels. block_dot(block, b, v) sets, for
+// r < n_a, v[r] to int32 lanes whose total is the exact dot product of weight
+// block b with activation row r's block b, less the type's offset times the
+// activation block sum (taken out here: - a_sum << kShift). Per weight row
+// and activation row, in increasing b: acc[b % 8] += (d_w * d_a) * isum,
+// then the fixed tree of dot.h.
+// kMinOffset >= 0: the block has an f16 min there (CombineGroup's kMin).
+template <int64_t kRows, int kShift, class BlockDot, int64_t kMinOffset = -1>
+HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t scale_offset,
+                          const BlockDot& block_dot) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
+  const D32 d32;
+  for (int64_t o = 0; o < g.n_w; ++o) {
+    const uint8_t* w = g.w + o * g.w_row_bytes;
+    HWY_ALIGN float acc[kRowTile][kGroup] = {};
+    for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+      const int64_t nb = std::min(kGroup, g.n_blocks - b0);
+      HWY_ALIGN uint16_t scale_bits[kGroup];
+      HWY_ALIGN uint16_t min_bits[kGroup] = {};
+      V32 v[kRowTile][kGroup];
+      auto one_block = [&](int64_t i) {
+        const uint8_t* block = w + (b0 + i) * block_bytes;
+        std::memcpy(&scale_bits[i], block + scale_offset, 2);
+        if constexpr (kMinOffset >= 0) std::memcpy(&min_bits[i], block + kMinOffset, 2);
+        V32 vb[kRowTile];
+        block_dot(block, b0 + i, vb);
+        for (int64_t r = 0; r < n_a; ++r) v[r][i] = vb[r];
+      };
+      if (nb == kGroup) {
+#pragma GCC unroll 8
+        for (int64_t i = 0; i < kGroup; ++i) one_block(i);
+      } else {
+        for (int64_t i = 0; i < nb; ++i) one_block(i);
+        for (int64_t i = nb; i < kGroup; ++i) {
+          scale_bits[i] = 0;
+          for (int64_t r = 0; r < n_a; ++r) v[r][i] = hn::Zero(d32);
+        }
+      }
+      for (int64_t r = 0; r < n_a; ++r) {
+        HWY_ALIGN int32_t isum[kGroup];
+        ReduceGroup(v[r], isum);
+        CombineGroup<kShift, (kMinOffset >= 0)>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
+                                                g.a_sum + r * g.n_blocks + b0, nb, min_bits);
+      }
+    }
+    for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
+  }
+}
+
+// The frame of the types with a min per sub-block, x = d sc q - dmin m
+// (q2_K, q4_K, q5_K): block_dot(block, b, va, vb) sets, for r < n_a, va[r]
+// and vb[r] to int32 lanes whose totals are the exact A_b = sum_s sc_s
+// sum q a and B_b = sum_s m_s sum a of weight block b with activation row r.
+// Per weight row and activation row, in increasing b:
+//   acc[b % 8] += (d * d_a) * A_b - (dmin * d_a) * B_b
+// (8 blocks at once, lane b % 8, one rounding per operation), then the fixed
+// tree of dot.h. d and dmin are the f16 pair at d_offset of each block.
+template <int64_t kRows, class BlockDot>
+HWY_INLINE void QuantRowsWithMins(const QuantDotArgs& g, int64_t block_bytes, int64_t d_offset,
+                                  const BlockDot& block_dot) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D32 d32;
+  const hn::CappedTag<float, kGroup> df;
+  const hn::RebindToSigned<decltype(df)> di;
+  const hn::Rebind<hwy::float16_t, decltype(df)> dh;
+  constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
+  for (int64_t o = 0; o < g.n_w; ++o) {
+    const uint8_t* w = g.w + o * g.w_row_bytes;
+    HWY_ALIGN float acc[kRowTile][kGroup] = {};
+    for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+      const int64_t nb = std::min(kGroup, g.n_blocks - b0);
+      HWY_ALIGN uint16_t d_bits[kGroup] = {};
+      HWY_ALIGN uint16_t dmin_bits[kGroup] = {};
+      V32 va[kRowTile][kGroup];
+      V32 vb[kRowTile][kGroup];
+      auto one_block = [&](int64_t i) {
+        const uint8_t* block = w + (b0 + i) * block_bytes;
+        std::memcpy(&d_bits[i], block + d_offset, 2);
+        std::memcpy(&dmin_bits[i], block + d_offset + 2, 2);
+        V32 a_part[kRowTile];
+        V32 b_part[kRowTile];
+        block_dot(block, b0 + i, a_part, b_part);
+        for (int64_t r = 0; r < n_a; ++r) va[r][i] = a_part[r], vb[r][i] = b_part[r];
+      };
+      if (nb == kGroup) {
+#pragma GCC unroll 8
+        for (int64_t i = 0; i < kGroup; ++i) one_block(i);
+      } else {
+        for (int64_t i = 0; i < nb; ++i) one_block(i);
+        for (int64_t i = nb; i < kGroup; ++i) {
+          for (int64_t r = 0; r < n_a; ++r) va[r][i] = vb[r][i] = hn::Zero(d32);
+        }
+      }
+      for (int64_t r = 0; r < n_a; ++r) {
+        HWY_ALIGN int32_t a_tot[kGroup];
+        HWY_ALIGN int32_t b_tot[kGroup];
+        ReduceGroup(va[r], a_tot);
+        ReduceGroup(vb[r], b_tot);
+        HWY_ALIGN float da[kGroup] = {};
+        std::copy(g.a_scale + r * g.n_blocks + b0, g.a_scale + r * g.n_blocks + b0 + nb, da);
+        for (int64_t i = 0; i < kGroup; i += kL) {
+          // f16 -> f32 is exact on every target (F16C or Highway's emulation).
+          const auto dv = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(d_bits + i)));
+          const auto dminv = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(dmin_bits + i)));
+          const auto dav = hn::Load(df, da + i);
+          const auto term = (dv * dav) * hn::ConvertTo(df, hn::Load(di, a_tot + i)) -
+                            (dminv * dav) * hn::ConvertTo(df, hn::Load(di, b_tot + i));
+          hn::Store(hn::Load(df, acc[r] + i) + term, df, acc[r] + i);
+        }
+      }
+    }
+    for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
+  }
+}
+
+// int32 lanes whose total is `total` (a block_dot result computed as one integer).
+HWY_INLINE V32 OneLane(int32_t total) {
+  const D32 d32;
+  return hn::IfThenElseZero(hn::FirstN(d32, 1), hn::Set(d32, total));
+}
+
+// sum_s sc[s] (sum q a - offset sums[s]) over the 16 sub-blocks of 16 of a
+// 256-block, q unsigned, exact: the portable path of the K-quants with 16
+// sub-blocks (q2_K with offset 0, q3_K, q6_K).
+HWY_INLINE int32_t ScaledSums16(const uint8_t* q, const int8_t* a, const int32_t* sums, const int8_t* sc,
+                                int32_t offset) {
+  int32_t total = 0;
+  for (int64_t s = 0; s < 16; ++s) total += sc[s] * (Dot16U8I8(q + 16 * s, a + 16 * s) - offset * sums[s]);
+  return total;
+}
+
+#ifdef TRIT_X86_256
+// The int16 sub-block scales of the K-quants laid out in halves (q2_K, q3_K,
+// q6_K: element 128h + 32i + l of a 256-block, i < 4, l < 32, has scale
+// 8h + 2i + l / 16), spread for madd against the maddubs pairs of group i of
+// half h: with sc16 = sc[0..7] | sc[8..15] as int16, Group(Half(sc16, h), i)
+// holds scale 8h + 2i in its low 128 bits (elements l < 16) and 8h + 2i + 1
+// in its high 128 bits.
+struct HalfGroupScales {
+  __m256i pick[4];
+  HalfGroupScales() {
+    for (int i = 0; i < 4; ++i) {
+      pick[i] = _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(((4 * i + 3) << 8) | (4 * i + 2))),
+                                 _mm_set1_epi16(static_cast<int16_t>(((4 * i + 1) << 8) | (4 * i))));
+    }
+  }
+  static __m256i Half(__m256i sc16, int h) {
+    return h == 0 ? _mm256_permute2x128_si256(sc16, sc16, 0x00) : _mm256_permute2x128_si256(sc16, sc16, 0x11);
+  }
+  __m256i Group(__m256i half, int i) const { return _mm256_shuffle_epi8(half, pick[i]); }
+};
+
+// acc[r] += the pairs of q (32 unsigned quants) times activation row r's 32
+// int8 at a + r * a_stride (maddubs), times the pairs' int16 scales (madd),
+// for r < n_a. Exact while 2 q_max 127 < 32768 (q < 128).
+HWY_INLINE void AddScaledPairs(__m256i q, __m256i scale, const int8_t* a, int64_t a_stride, int64_t n_a, V32* acc) {
+  for (int64_t r = 0; r < n_a; ++r) {
+    const __m256i pairs = _mm256_maddubs_epi16(q, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(a + r * a_stride)));
+    acc[r] = acc[r] + V32{_mm256_madd_epi16(pairs, scale)};
+  }
+}
+#endif
+
+#ifdef TRIT_X86
+using D16 = hn::RepartitionToWide<D8>;
+using V16 = hn::VFromD<D16>;
+// Pairwise q * a as int16 (q unsigned, a signed; the callers keep every sum
+// of such pairs below 32768).
+HWY_INLINE V16 MulPairsU8I8(VU8 q, VI8 a) {
+#if HWY_TARGET == HWY_SSE4
+  return V16{_mm_maddubs_epi16(q.raw, a.raw)};
+#else
+  return V16{_mm256_maddubs_epi16(q.raw, a.raw)};
+#endif
+}
+// Pairwise sums of int16 lanes times int16 lanes as int32.
+HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
+#if HWY_TARGET == HWY_SSE4
+  return V32{_mm_madd_epi16(a.raw, b.raw)};
+#else
+  return V32{_mm256_madd_epi16(a.raw, b.raw)};
+#endif
+}
+#endif
+
+// The exported kernels: one row (decode) and full tiles (batches) compiled
+// with the row count known, a last partial tile with it read at run time.
+// All do the same arithmetic per row.
+template <class Rows>
+HWY_INLINE void ByRowCount(int64_t n_a, const Rows& rows) {
+  if (n_a == 1) {
+    rows(std::integral_constant<int64_t, 1>());
+  } else if (n_a == kRowTile) {
+    rows(std::integral_constant<int64_t, kRowTile>());
+  } else {
+    rows(std::integral_constant<int64_t, 0>());
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace trit::kernels::simd
+HWY_AFTER_NAMESPACE();
+#pragma GCC diagnostic pop
+
+#endif  // TRIT_KERNELS_MATMUL_SIMD_INL_H_
