@@ -794,10 +794,11 @@ void DotQ6_KRows(const QuantDotArgs& g) {
     }
   });
 #else
-  // The block's quants, declared here and not in the lambda: GCC 12 gave a
-  // lambda-local aligned array a stack slot that overlapped QuantRows's
-  // live sums (SSE4, full groups of 8 blocks, 4 activation rows), so a
-  // batch's first rows came out as garbage.
+  // The block's quants, declared here and not in the lambda: declared in
+  // the lambda, the SSE4 copy (GCC 12, -O3, full groups of 8 blocks, 4
+  // activation rows) overwrote QuantRows's live sums of rows 0 and 1 with
+  // quant bytes, as if the array shared their stack slot; not pinned down
+  // further. RowsIndependentOfBatchAndThreads on every target catches it.
   HWY_ALIGN uint8_t q[256];
   QuantRows<kRows, -1>(g, 210, 208, [&](const uint8_t* block, int64_t b, V32* v) {
     for (int64_t h = 0; h < 2; ++h) {

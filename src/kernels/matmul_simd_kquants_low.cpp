@@ -98,8 +98,10 @@ void DotQ2_KRows(const QuantDotArgs& g) {
     }
   });
 #else
+  // In the caller, not the lambda: see DotQ6_KRows (a lambda-local aligned
+  // array shared a stack slot with QuantRows's live sums on SSE4).
+  HWY_ALIGN uint8_t q[256];
   QuantRowsWithMins<kRows>(g, kQ2_KBytes, kQ2_KD, [&](const uint8_t* block, int64_t b, V32* va, V32* vb) {
-    HWY_ALIGN uint8_t q[256];
     TwoBitFields(block + kQ2_KQs, nullptr, q);
     int8_t sc[16];
     for (int64_t s = 0; s < 16; ++s) sc[s] = static_cast<int8_t>(block[s] & 15);
@@ -173,8 +175,8 @@ void DotQ3_KRows(const QuantDotArgs& g) {
     }
   });
 #else
+  HWY_ALIGN uint8_t u[256];  // in the caller, not the lambda: as q above
   QuantRows<kRows, -1>(g, kQ3_KBytes, kQ3_KD, [&](const uint8_t* block, int64_t b, V32* v) {
-    HWY_ALIGN uint8_t u[256];
     TwoBitFields(block + kQ3_KQs, block, u);
     uint32_t words[4];
     UnpackScalesQ3_K(block + kQ3_KScales, words);
