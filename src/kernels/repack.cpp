@@ -34,27 +34,33 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
   }
 }
 
+// Row j's block (at row_block) to or from its places in the 8-row block at
+// `group` (unit u of a part of row j at unit u * 8 + j of the part).
+void MoveRowBlock(std::span<const Part> parts, int64_t j, uint8_t* row_block, uint8_t* group, bool to_group) {
+  int64_t at = 0;
+  for (const Part& p : parts) {
+    for (int64_t u = 0; u < p.size / p.unit; ++u) {
+      uint8_t* row = row_block + p.offset + u * p.unit;
+      uint8_t* packed = group + at + (u * kRowGroup + j) * p.unit;
+      // Constant sizes: copies of 2 or 4 bytes inline (a call each was
+      // most of the load time).
+      if (p.unit == 4) {
+        to_group ? std::memcpy(packed, row, 4) : std::memcpy(row, packed, 4);
+      } else {
+        TRIT_CHECK(p.unit == 2);
+        to_group ? std::memcpy(packed, row, 2) : std::memcpy(row, packed, 2);
+      }
+    }
+    at += kRowGroup * p.size;
+  }
+}
+
 // Block b of 8 rows (row j at rows + j * row_bytes) to or from the 8-row
 // block at `group`.
 void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint8_t* rows, int64_t row_bytes,
                uint8_t* group, bool to_group) {
-  int64_t at = 0;
-  for (const Part& p : parts) {
-    for (int64_t u = 0; u < p.size / p.unit; ++u) {
-      for (int64_t j = 0; j < kRowGroup; ++j) {
-        uint8_t* row = rows + j * row_bytes + b * block_bytes + p.offset + u * p.unit;
-        uint8_t* packed = group + at + (u * kRowGroup + j) * p.unit;
-        // Constant sizes: copies of 2 or 4 bytes inline (a call each was
-        // most of the load time).
-        if (p.unit == 4) {
-          to_group ? std::memcpy(packed, row, 4) : std::memcpy(row, packed, 4);
-        } else {
-          TRIT_CHECK(p.unit == 2);
-          to_group ? std::memcpy(packed, row, 2) : std::memcpy(row, packed, 2);
-        }
-      }
-    }
-    at += kRowGroup * p.size;
+  for (int64_t j = 0; j < kRowGroup; ++j) {
+    MoveRowBlock(parts, j, rows + j * row_bytes + b * block_bytes, group, to_group);
   }
 }
 
@@ -98,6 +104,23 @@ void UnpackGroupRows(quant::GgmlType type, const uint8_t* group, int64_t n_block
   for (int64_t b = 0; b < n_blocks; ++b) {
     MoveBlock(parts, block_bytes, b, rows, row_bytes, const_cast<uint8_t*>(group) + b * kRowGroup * block_bytes,
               false);
+  }
+}
+
+void CopyRow(const Matrix& w, int64_t row, uint8_t* out) {
+  TRIT_CHECK(w.type != nullptr && row >= 0 && row < w.n_rows);
+  const int64_t grouped = w.layout == WeightLayout::kRowGroups8 ? w.n_rows / kRowGroup * kRowGroup : 0;
+  if (row >= grouped) {  // row layout, or one of the last rows after the groups
+    std::memcpy(out, w.data + static_cast<uint64_t>(row) * w.row_bytes, w.row_bytes);
+    return;
+  }
+  const std::span<const Part> parts = PartsOf(w.type->type);
+  TRIT_CHECK(!parts.empty());
+  const int64_t block_bytes = w.type->type_size;
+  // MoveRowBlock reads through a non-const pointer only when unpacking.
+  uint8_t* group = const_cast<uint8_t*>(w.data) + static_cast<uint64_t>(row - row % kRowGroup) * w.row_bytes;
+  for (int64_t b = 0; b < w.n_cols / w.type->block_size; ++b) {
+    MoveRowBlock(parts, row % kRowGroup, out + b * block_bytes, group + b * kRowGroup * block_bytes, false);
   }
 }
 
