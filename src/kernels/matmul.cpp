@@ -5,6 +5,7 @@
 
 #include "base/check.h"
 #include "kernels/dot.h"
+#include "kernels/repack.h"
 
 namespace trit::kernels {
 
@@ -42,9 +43,17 @@ void MatMulMany(std::span<const MatMulJob> jobs, const float* x, int64_t m, Thre
 }
 
 void DequantizeRow(const Matrix& w, int64_t row, float* out) {
-  TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr && w.layout == WeightLayout::kRows);
+  TRIT_CHECK(w.type != nullptr && w.type->dequantize != nullptr);
   TRIT_CHECK(row >= 0 && row < w.n_rows);
-  w.type->dequantize(w.data + static_cast<uint64_t>(row) * w.row_bytes, out, w.n_cols);
+  if (w.layout == WeightLayout::kRows) {
+    w.type->dequantize(w.data + static_cast<uint64_t>(row) * w.row_bytes, out, w.n_cols);
+    return;
+  }
+  // A tied embedding in row groups: the row's bytes gathered out of its group
+  // (repack.h), then the same dequantizer, so the floats are the original row's.
+  std::vector<uint8_t> bytes(w.row_bytes);  // (row_bytes) one row in row layout
+  CopyRow(w, row, bytes.data());
+  w.type->dequantize(bytes.data(), out, w.n_cols);
 }
 
 }  // namespace trit::kernels

@@ -25,7 +25,7 @@ struct Matrix {
   int64_t n_cols = 0;  // row length, the reduction axis (GGUF ne0)
   int64_t n_rows = 0;  // output features (GGUF ne1)
   uint64_t row_bytes = 0;
-  WeightLayout layout = WeightLayout::kRows;  // the reference functions here read kRows only
+  WeightLayout layout = WeightLayout::kRows;  // MatMul reads kRows only; DequantizeRow either
 };
 
 // y (m, w.n_rows) = x (m, w.n_cols) * w^T. Work is split over weight rows
@@ -44,7 +44,8 @@ struct MatMulJob {
 // those of separate calls, bit for bit.
 void MatMulMany(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool);
 
-// out (w.n_cols) = row `row` of w as floats (embedding lookup).
+// out (w.n_cols) = row `row` of w as floats (embedding lookup). Reads either
+// layout (a tied embedding may be in row groups); the floats are the same.
 void DequantizeRow(const Matrix& w, int64_t row, float* out);
 
 // The number of elements dequantized at once: a multiple of the block size

@@ -44,6 +44,11 @@ bool HasRowGroupLayout(quant::GgmlType type);
 // (w.n_rows * w.row_bytes bytes) and returns the matrix that views dst.
 Matrix RepackRowGroups(const Matrix& w, uint8_t* dst);
 
+// Row `row` of w (either layout) in row layout into out (w.row_bytes bytes):
+// the row's original bytes, so dequantizing them gives the original row's
+// floats (the embedding lookup of a tied embedding kept in row groups).
+void CopyRow(const Matrix& w, int64_t row, uint8_t* out);
+
 // Rows 8 * group .. 8 * group + 7 of a row-group matrix, in row layout, into
 // rows (8 * w.row_bytes bytes).
 void UnpackRowGroup(const Matrix& w, int64_t group, uint8_t* rows);

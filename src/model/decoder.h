@@ -86,10 +86,11 @@ struct DecoderWeights {
 };
 
 // Moves every matrix the optimized kernels read faster in the row-group
-// layout (kernels/repack.h: q4_0, q8_0) into a copy in that layout and drops
-// the file's pages of the original from memory. The token embedding is left
-// in place (rows are looked up there), and with it a tied output matrix.
-// Returns the bytes repacked.
+// layout (kernels/repack.h) into a copy in that layout and drops the file's
+// pages of the original from memory slice by slice (the peak stays about
+// one 4 MiB slice above the model). A tied token embedding moves with the
+// output matrix it is (lookups read rows out of the groups, bit for bit); an
+// untied one is left in place. Returns the bytes repacked.
 uint64_t RepackForOptimizedKernels(DecoderWeights& w);
 
 // Binds every weight; errors name the tensor and expected vs actual shape.

@@ -53,6 +53,25 @@ TEST_P(RepackTest, GroupsRestoreTheRowsAndTheLastRowsStay) {
   EXPECT_TRUE(std::equal(packed.begin() + tail, packed.end(), w.bytes.begin() + tail));
 }
 
+// A tied embedding in row groups: every row looked up (the groups' rows and
+// the last ones) is the original row's bytes and floats, bit for bit.
+TEST_P(RepackTest, RowsLookedUpFromGroupsAreTheOriginalRows) {
+  const quant::TypeInfo& t = quant::GetType(GetParam());
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << t.name << " seed " << seed);
+  std::mt19937_64 rng(seed);
+  const Packed p(t, rng);
+  std::vector<uint8_t> row(p.w.m.row_bytes);
+  std::vector<float> want(static_cast<size_t>(p.w.m.n_cols)), got(want.size());
+  for (int64_t o = 0; o < kRows; ++o) {
+    CopyRow(p.r, o, row.data());
+    EXPECT_TRUE(std::equal(row.begin(), row.end(), p.w.bytes.begin() + o * p.w.m.row_bytes)) << "row " << o;
+    DequantizeRow(p.w.m, o, want.data());
+    DequantizeRow(p.r, o, got.data());
+    EXPECT_TRUE(SameBits(got, want)) << "row " << o;
+  }
+}
+
 TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
   const quant::TypeInfo& t = quant::GetType(GetParam());
   const uint64_t seed = FreshSeed();

@@ -7,10 +7,14 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
+#include "formats/gguf/reader.h"
+#include "kernels/repack.h"
 #include "model/chunked_logits.h"
+#include "model/decoder.h"
 #include "model/model.h"
 #include "model/random_model.h"
 #include "runtime/session.h"
@@ -32,15 +36,25 @@ class OptimizedKernelsTest : public ::testing::TestWithParam<quant::GgmlType> {
       std::filesystem::temp_directory_path() / ("trit-optimized-test-" + std::to_string(::getpid()));
 };
 
-TEST_P(OptimizedKernelsTest, BatchInvariantAndCloseToTheReference) {
-  RandomModelSpec spec;  // llama; rows of 256 and 512 fit every block size
+// A llama model with matrices of `type`; rows of 256 and 512 fit every block size.
+RandomModelSpec SpecOf(quant::GgmlType type) {
+  RandomModelSpec spec;
   spec.n_embd = 256;
   spec.n_ff = 512;
   spec.n_head = 4;
   spec.n_head_kv = 2;
   spec.n_rot = 64;
   spec.embd_std = 0.5f;
-  spec.matrix_type = GetParam();
+  spec.matrix_type = type;
+  return spec;
+}
+
+std::string TypeName(const ::testing::TestParamInfo<quant::GgmlType>& info) {
+  return std::string(quant::GetType(info.param).name);
+}
+
+TEST_P(OptimizedKernelsTest, BatchInvariantAndCloseToTheReference) {
+  const RandomModelSpec spec = SpecOf(GetParam());
   std::filesystem::create_directories(dir_);
   const std::string path = (dir_ / "m.gguf").string();
   ASSERT_TRUE(WriteRandomModel(spec, path).ok());
@@ -70,9 +84,66 @@ INSTANTIATE_TEST_SUITE_P(Types, OptimizedKernelsTest,
                          ::testing::Values(quant::GgmlType::kTQ2_0, quant::GgmlType::kTQ1_0, quant::GgmlType::kQ4_0,
                                            quant::GgmlType::kQ8_0, quant::GgmlType::kQ2_K, quant::GgmlType::kQ3_K,
                                            quant::GgmlType::kQ4_K, quant::GgmlType::kF16),
-                         [](const ::testing::TestParamInfo<quant::GgmlType>& info) {
-                           return std::string(quant::GetType(info.param).name);
-                         });
+                         TypeName);
+
+// A tied embedding in row groups (the output matmul reads the groups, the
+// lookups read rows out of them): the same logits, bit for bit, as the
+// untied file whose output.weight is a copy of token_embd (the output in row
+// groups, the embedding in row layout), for every chunk size and thread
+// count. 33,005 tokens: two or three 4 MiB repack slices (by type) and five
+// rows after the groups; the ids look up rows of the first and last slices
+// and after the groups.
+class TiedEmbeddingTest : public OptimizedKernelsTest {};
+
+TEST_P(TiedEmbeddingTest, InRowGroupsSameBitsAsAnUntiedCopy) {
+  RandomModelSpec spec = SpecOf(GetParam());
+  spec.n_vocab = 33005;
+  spec.tied = true;
+  std::filesystem::create_directories(dir_);
+  const std::string tied_path = (dir_ / "tied.gguf").string();
+  const std::string untied_path = (dir_ / "untied.gguf").string();
+  ASSERT_TRUE(WriteRandomModel(spec, tied_path).ok());
+  ASSERT_TRUE(WriteUntiedCopy(tied_path, untied_path).ok());
+
+  // The tied embedding is repacked with the output it is (on a CPU with
+  // row-group kernels), the two stay one matrix, and every row read out of
+  // it, across the slices, is the file's row.
+  Expected<gguf::File> f = gguf::File::Open(tied_path);
+  ASSERT_TRUE(f.ok());
+  Expected<model::HParams> h = model::ReadHParams(*f, "llama", kernels::RopeMode::kNormal);
+  ASSERT_TRUE(h.ok());
+  Expected<model::DecoderWeights> w = model::BindDecoderWeights(*f, *h, {});
+  ASSERT_TRUE(w.ok());
+  const bool repacks = kernels::ShouldRepack(w->token_embd);
+  const kernels::Matrix file_rows = w->token_embd;
+  model::RepackForOptimizedKernels(*w);
+  EXPECT_EQ(w->token_embd.layout == kernels::WeightLayout::kRowGroups8, repacks);
+  EXPECT_EQ(w->output.data, w->token_embd.data);
+  std::vector<uint8_t> row(file_rows.row_bytes);
+  for (int64_t r = 0; r < spec.n_vocab; ++r) {
+    kernels::CopyRow(w->token_embd, r, row.data());
+    const uint8_t* want = file_rows.data + static_cast<uint64_t>(r) * file_rows.row_bytes;  // read back from the file
+    ASSERT_TRUE(std::equal(row.begin(), row.end(), want)) << "row " << r;
+  }
+
+  auto tied = model::LoadModel(tied_path);
+  auto untied = model::LoadModel(untied_path);
+  ASSERT_TRUE(tied.ok() && untied.ok());
+  std::vector<int32_t> ids = kIds;
+  for (int32_t id : {33004, 15417, 33000, 29120, 33003, 32999}) ids.push_back(id);
+  const std::vector<float> want = ChunkedLogits(**untied, ids, ids.size(), 2);
+  for (size_t chunk : {ids.size(), size_t{1}, size_t{3}, size_t{7}}) {
+    for (int threads : {1, 3}) {
+      EXPECT_TRUE(SameBits(ChunkedLogits(**tied, ids, chunk, threads), want))
+          << "chunk " << chunk << " threads " << threads;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, TiedEmbeddingTest,
+                         ::testing::Values(quant::GgmlType::kQ8_0, quant::GgmlType::kQ4_0, quant::GgmlType::kQ5_0,
+                                           quant::GgmlType::kQ4_K, quant::GgmlType::kF16),
+                         TypeName);
 
 }  // namespace
 }  // namespace trit::testing

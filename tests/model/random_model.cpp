@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "formats/gguf/reader.h"
 #include "formats/gguf/writer.h"
 #include "quant/random_blocks.h"
 
@@ -140,6 +141,21 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
   }
   if (!status.ok()) return status;
   return w.WriteFile(path);
+}
+
+Status WriteUntiedCopy(const std::string& tied_path, const std::string& untied_path) {
+  Expected<gguf::File> f = gguf::File::Open(tied_path);
+  if (!f.ok()) return f.status();
+  gguf::Writer w;
+  for (const auto& e : f->metadata()) {
+    if (Status s = w.SetMetadata(e.key, e.value); !s.ok()) return s;
+  }
+  for (const auto& t : f->tensors()) {
+    if (Status s = w.AddTensorData(t.name, t.type->type, t.shape, f->TensorData(t)); !s.ok()) return s;
+    if (t.name != "token_embd.weight") continue;
+    if (Status s = w.AddTensorData("output.weight", t.type->type, t.shape, f->TensorData(t)); !s.ok()) return s;
+  }
+  return w.WriteFile(untied_path);
 }
 
 }  // namespace trit::testing

@@ -49,4 +49,9 @@ RandomModelSpec ArchitecturePreset(const std::string& architecture);
 
 Status WriteRandomModel(const RandomModelSpec& spec, const std::string& path);
 
+// Writes the model at tied_path (no output.weight) again to untied_path with
+// output.weight = a copy of token_embd.weight: the same logits by another
+// path (the output matrix apart from the embedding).
+Status WriteUntiedCopy(const std::string& tied_path, const std::string& untied_path);
+
 }  // namespace trit::testing
