@@ -139,6 +139,15 @@ def source_files(root, tops=("src", "include")):
                     yield os.path.relpath(os.path.join(dirpath, f), root).replace(os.sep, "/")
 
 
+def includes(root, rel, pattern):
+    """(line number, included path) of every line of `rel` that `pattern` matches."""
+    with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+        for lineno, line in enumerate(f, 1):
+            m = pattern.match(line)
+            if m:
+                yield lineno, m.group(1)
+
+
 def check(root):
     errors = check_table()
     layer = {name: level for name, level, _ in LAYERS}
@@ -150,14 +159,8 @@ def check(root):
         if module not in layer:
             errors.append(f"{rel}: module {module or '(none)'} is not in the layer table of scripts/check_layers.py")
             continue
-        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
-            lines = f.readlines()
-        for lineno, line in enumerate(lines, 1):
-            m = INCLUDE_RE.match(line)
-            if not m:
-                continue
+        for lineno, target in includes(root, rel, INCLUDE_RE):
             n_includes += 1
-            target = m.group(1)
             dep = resolve_include(root, rel, target)
             if dep is None or dep not in layer:
                 errors.append(f'{rel}:{lineno}: includes "{target}", which is in no module of the layer table')
@@ -169,14 +172,8 @@ def check(root):
                               f"may not include {dep} (layer {layer[dep]}): {why}")
     for rel in source_files(root, CLIENT_DIRS):
         n_files += 1
-        with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
-            lines = f.readlines()
-        for lineno, line in enumerate(lines, 1):
-            m = ANY_INCLUDE_RE.match(line)
-            if not m:
-                continue
+        for lineno, target in includes(root, rel, ANY_INCLUDE_RE):
             n_includes += 1
-            target = m.group(1)
             inside_src = os.path.isfile(os.path.join(root, "src", target))
             if target != CLIENT_HEADER and (target.startswith("trit/") or inside_src):
                 errors.append(f'{rel}:{lineno}: includes "{target}": a client of the C API may include only '

@@ -349,11 +349,15 @@ FloatMatrix Embed(Model& model, const std::vector<std::string>& texts) {
 std::vector<int32_t> Tokenize(Model& model, const std::string& text, uint32_t flags) {
   std::vector<int32_t> ids;
   model.Call([&](const trit_model* m) {
+    // One pass as a rule: a token covers at least one byte, plus BOS/EOS.
+    // Only a tokenizer that breaks that bound costs a second pass.
     size_t n = 0;
-    trit_status s = trit_tokenize(m, text.data(), text.size(), flags, nullptr, 0, &n);
-    if (s != TRIT_STATUS_OK && s != TRIT_STATUS_BUFFER_TOO_SMALL) return s;
-    ids.resize(n);
-    s = trit_tokenize(m, text.data(), text.size(), flags, ids.data(), ids.size(), &n);
+    ids.resize(text.size() + 4);
+    trit_status s = trit_tokenize(m, text.data(), text.size(), flags, ids.data(), ids.size(), &n);
+    if (s == TRIT_STATUS_BUFFER_TOO_SMALL) {
+      ids.resize(n);
+      s = trit_tokenize(m, text.data(), text.size(), flags, ids.data(), ids.size(), &n);
+    }
     ids.resize(s == TRIT_STATUS_OK ? n : 0);
     return s;
   });
