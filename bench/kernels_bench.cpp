@@ -212,6 +212,7 @@ void Gemma640Shapes(benchmark::internal::Benchmark* b) {
 BENCHMARK_CAPTURE(BM_MatMul, Gemma_Q5_0, quant::GgmlType::kQ5_0)->Apply(Gemma640Shapes);
 BENCHMARK_CAPTURE(BM_MatMul, Gemma_Q5_1, quant::GgmlType::kQ5_1)->Apply(Gemma640Shapes);
 BENCHMARK_CAPTURE(BM_MatMul, Gemma_Q4_1, quant::GgmlType::kQ4_1)->Apply(Gemma640Shapes);
+BENCHMARK_CAPTURE(BM_MatMul, Gemma_IQ4_NL, quant::GgmlType::kIQ4_NL)->Apply(Gemma640Shapes);
 
 #define TRIT_MATMUL_BENCH(type)                                                   \
   BENCHMARK_CAPTURE(BM_MatMul, Gemv_##type, quant::GgmlType::k##type)->Apply(GemvShapes); \
@@ -229,6 +230,8 @@ TRIT_MATMUL_BENCH(Q3_K);
 TRIT_MATMUL_BENCH(Q4_K);
 TRIT_MATMUL_BENCH(Q5_K);
 TRIT_MATMUL_BENCH(Q6_K);
+TRIT_MATMUL_BENCH(IQ4_NL);
+TRIT_MATMUL_BENCH(IQ4_XS);
 TRIT_MATMUL_BENCH(F16);
 
 }  // namespace

@@ -38,6 +38,7 @@ GgmlType FallbackFor(GgmlType requested) {
     case GgmlType::kQ4_K: return GgmlType::kQ5_0;
     case GgmlType::kQ5_K: return GgmlType::kQ5_1;
     case GgmlType::kQ6_K: return GgmlType::kQ8_0;
+    case GgmlType::kIQ4_XS: return GgmlType::kIQ4_NL;
     default: return GgmlType::kF16;
   }
 }
@@ -123,6 +124,7 @@ int LlamaFileType(GgmlType type) {
     case GgmlType::kQ5_K: return 16;  // Q5_K_S
     case GgmlType::kQ6_K: return 18;
     case GgmlType::kIQ4_NL: return 25;
+    case GgmlType::kIQ4_XS: return 30;
     case GgmlType::kBF16: return 32;
     case GgmlType::kTQ1_0: return 36;
     case GgmlType::kTQ2_0: return 37;

@@ -34,6 +34,8 @@ QuantKernel QuantKernelFor(GgmlType type) {
     case GgmlType::kQ4_K: return &simd::DotQ4_K;
     case GgmlType::kQ5_K: return &simd::DotQ5_K;
     case GgmlType::kQ6_K: return &simd::DotQ6_K;
+    case GgmlType::kIQ4_NL: return &simd::DotIQ4_NL;
+    case GgmlType::kIQ4_XS: return &simd::DotIQ4_XS;
     default: return nullptr;
   }
 }
@@ -76,7 +78,9 @@ int64_t ActivationBlock(GgmlType type) {
     case GgmlType::kQ3_K:
     case GgmlType::kQ4_K:
     case GgmlType::kQ5_K:
-    case GgmlType::kQ6_K: return 256;
+    case GgmlType::kQ6_K:
+    case GgmlType::kIQ4_XS: return 256;
+    case GgmlType::kIQ4_NL:
     case GgmlType::kQ4_0:
     case GgmlType::kQ4_1:
     case GgmlType::kQ5_0:

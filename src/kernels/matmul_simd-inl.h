@@ -17,11 +17,13 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include <hwy/highway.h>
 
 #include "kernels/dot.h"
 #include "kernels/matmul_simd.h"
+#include "kernels/repack.h"
 
 // GCC 12 reports the zero-initialized accumulators of QuantRows as "maybe
 // uninitialized" once the AVX3 copy is vectorized (a false positive).
@@ -378,6 +380,167 @@ HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
 #endif
 }
 #endif
+
+#ifdef TRIT_X86_256
+// Batches of 32-element formats, 8 weight rows at once: lane j of every
+// vector belongs to weight row o + j. decode(b, w, scales, mins) gives
+// block b of the 8 rows transposed by 4-byte groups in w[s], s < 8 (lane j
+// holds row j's 4 quants of elements 4s..4s+3) and the rows' 8 f16 scales
+// (and mins, with kMin). One dot-product step then covers 4 elements of 8
+// rows against one broadcast group of activations, and a block's 8 integer
+// sums come out already reduced (no horizontal adds). Per
+// (row, block) the integers and the float steps are QuantRows's, so the bits
+// are those of the one-row path. kSigned: w[s] holds signed quants (the
+// sign trick of MulAddI8I8), else unsigned ones with the offset taken out as
+// a_sum << kShift. kMin: the rows' f16 mins too (q4_1, q5_1), CombineGroup's
+// second term. kMaxQ: the largest unsigned quant; without VNNI, as many
+// maddubs steps as stay exact (no int16 pair sum past 32767) are added in
+// int16 before one madd: fewer multiply-port operations, the same integers.
+template <int64_t kRows, int kShift, bool kSigned, bool kMin, int kMaxQ, class Decode>
+HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
+  constexpr int kExact = 32767 / (2 * kMaxQ * 127);  // maddubs results whose sum fits int16
+  constexpr int kInt16Steps = (kSigned || HWY_TARGET == HWY_AVX3_DL) ? 1 : kExact >= 8 ? 8 : kExact >= 4 ? 4 : 1;
+  static_assert(kInt16Steps == 1 || kInt16Steps * 2 * kMaxQ * 127 <= 32767, "int16 sums must not wrap");
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D8 d8;
+  const D32 d32;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  VF acc[kGroupRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  auto one_block = [&](int64_t b, int64_t k) {
+    __m256i w[8];
+    __m128i scale_bits, min_bits = _mm_setzero_si128();  // the 8 rows' f16 scales (and mins)
+    decode(b, w, scale_bits, min_bits);
+    const VF ws{_mm256_cvtph_ps(scale_bits)};  // exact
+    const VF ms{_mm256_cvtph_ps(min_bits)};
+    for (int64_t r = 0; r < n_a; ++r) {
+      const int8_t* a = g.a + r * g.a_stride + b * 32;
+      auto group = [&](int s) {  // activations 4s..4s+3, broadcast
+        int32_t bits;
+        std::memcpy(&bits, a + 4 * s, 4);
+        return hn::BitCast(d8, hn::Set(d32, bits));
+      };
+      V32 isum;
+      if constexpr (kInt16Steps > 1) {
+        auto pairs = [&](int s) { return _mm256_maddubs_epi16(w[s], group(s).raw); };
+        auto four = [&](int s) {
+          return _mm256_add_epi16(_mm256_add_epi16(pairs(s), pairs(s + 1)), _mm256_add_epi16(pairs(s + 2), pairs(s + 3)));
+        };
+        const __m256i ones = _mm256_set1_epi16(1);
+        if constexpr (kInt16Steps == 8) {
+          isum = V32{_mm256_madd_epi16(_mm256_add_epi16(four(0), four(4)), ones)};
+        } else {
+          isum = V32{_mm256_add_epi32(_mm256_madd_epi16(four(0), ones), _mm256_madd_epi16(four(4), ones))};
+        }
+      } else {
+        V32 s0 = hn::Zero(d32), s1 = hn::Zero(d32);
+        for (int s = 0; s < 8; ++s) {
+          V32& sum = (s & 1) != 0 ? s1 : s0;
+          if constexpr (kSigned) {
+            sum = MulAddI8I8(VI8{w[s]}, group(s), sum);
+          } else {
+            sum = MulAddU8I8(VU8{w[s]}, group(s), sum);
+          }
+        }
+        isum = s0 + s1;
+      }
+      const int32_t a_sum = g.a_sum[r * g.n_blocks + b];
+      if constexpr (kShift >= 0) isum = isum - hn::Set(d32, a_sum * (1 << kShift));
+      const VF as = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
+      VF term = (ws * as) * hn::ConvertTo(df, isum);
+      if constexpr (kMin) term = term + (ms * as) * hn::ConvertTo(df, hn::Set(d32, a_sum));
+      acc[r][k] = acc[r][k] + term;
+    }
+  };
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    if (b0 + kGroup <= g.n_blocks) {
+#pragma GCC unroll 8
+      for (int64_t k = 0; k < kGroup; ++k) one_block(b0 + k, k);
+    } else {
+      for (int64_t k = 0; b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
+    }
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
+  }
+}
+
+// Q4_0 nibbles of 4-byte groups t (w[t] low, elements 4t..; w[4 + t] high, 16 + 4t..).
+HWY_INLINE void SplitNibbles(const __m256i* quad, __m256i* w) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  for (int t = 0; t < 4; ++t) {
+    w[t] = _mm256_and_si256(quad[t], nibble);
+    w[4 + t] = _mm256_and_si256(_mm256_srli_epi16(quad[t], 4), nibble);
+  }
+}
+
+// The 16 bytes of 4-bit quants at qs of 8 rows (rb apart): w[t] low
+// nibbles (elements 4t..), w[4 + t] high nibbles (16 + 4t..).
+HWY_INLINE void DecodeNibbles8(const uint8_t* qs, int64_t rb, __m256i* w) {
+  auto row = [&](int64_t j) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs + j * rb)); };
+  auto pair = [&](int64_t j) { return _mm256_inserti128_si256(_mm256_castsi128_si256(row(j)), row(j + 4), 1); };
+  const __m256i r04 = pair(0), r15 = pair(1), r26 = pair(2), r37 = pair(3);
+  const __m256i t0 = _mm256_unpacklo_epi32(r04, r15), t1 = _mm256_unpacklo_epi32(r26, r37);
+  const __m256i t2 = _mm256_unpackhi_epi32(r04, r15), t3 = _mm256_unpackhi_epi32(r26, r37);
+  const __m256i quad[4] = {_mm256_unpacklo_epi64(t0, t1), _mm256_unpackhi_epi64(t0, t1),
+                           _mm256_unpacklo_epi64(t2, t3), _mm256_unpackhi_epi64(t2, t3)};
+  SplitNibbles(quad, w);
+}
+
+// The 8 rows' f16 scales at p + j * rb (scalar loads: a gather was slower on Zen 4).
+HWY_INLINE __m128i ScalesOf8Rows(const uint8_t* p, int64_t rb) {
+  HWY_ALIGN uint16_t bits[8];
+  for (int64_t j = 0; j < 8; ++j) std::memcpy(&bits[j], p + j * rb, 2);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(bits));
+}
+
+#endif  // TRIT_X86_256
+
+// Row layout: batches of 32-element formats go 8 weight rows at a time where
+// there is a transposing kernel (x86), the rest of the rows one at a time.
+// For one activation row the one-row path is faster from row layout (q4_0
+// 5632 x 2048 on Zen 4: 447 vs 1034 us: 8 strided streams); from the
+// row-group layout (one stream) the 8-row kernel is. All give the same bits.
+template <void (*kRows8One)(const QuantDotArgs&), void (*kRows8Tile)(const QuantDotArgs&),
+          void (*kRows8Group)(const QuantDotArgs&), void (*kRows8Any)(const QuantDotArgs&)>
+HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
+  QuantDotArgs rest = g;
+  if (g.n_a > 1 || g.row_groups) {
+    for (; rest.n_w >= 8; rest.n_w -= 8, rest.w += 8 * g.w_row_bytes, rest.y += 8) {
+      g.n_a == 1 ? kRows8One(rest) : g.n_a == kRowTile ? kRows8Tile(rest) : g.n_a == kGroupRowTile ? kRows8Group(rest) : kRows8Any(rest);
+    }
+  }
+  return rest;
+}
+
+// Row-group layout on targets without an 8-row kernel: each group's rows
+// restored to row layout, then the one-row kernel (the same bits).
+template <void (*kRowKernel)(const QuantDotArgs&)>
+HWY_INLINE void FromRowGroups(const QuantDotArgs& g, quant::GgmlType type) {
+  thread_local std::vector<uint8_t> rows;
+  rows.resize(static_cast<size_t>(8 * g.w_row_bytes));
+  for (int64_t o = 0; o < g.n_w; o += 8) {
+    UnpackGroupRows(type, g.w + o * g.w_row_bytes, g.n_blocks, g.w_row_bytes, rows.data());
+    for (int64_t r = 0; r < g.n_a; r += kRowTile) {  // the one-row kernels take kRowTile rows at most
+      QuantDotArgs part = g;
+      part.w = rows.data();
+      part.n_w = 8;
+      part.row_groups = false;
+      part.y = g.y + o + r * g.y_stride;
+      part.n_a = std::min(kRowTile, g.n_a - r);
+      part.a = g.a + r * g.a_stride;
+      part.a_scale = g.a_scale + r * g.n_blocks;
+      part.a_sum = g.a_sum + r * g.n_blocks;
+      part.a_sum32 = g.a_sum32 + r * (g.a_stride / 32);
+      part.a_sum16 = g.a_sum16 != nullptr ? g.a_sum16 + r * (g.a_stride / 16) : nullptr;
+      kRowKernel(part);
+    }
+  }
+}
 
 // The exported kernels: one row (decode) and full tiles (batches) compiled
 // with the row count known, a last partial tile with it read at run time.

@@ -1,6 +1,7 @@
 // The per-CPU-target dot-product kernels behind MatMulOptimized
 // (matmul_optimized.h), compiled once per Highway target in matmul_simd.cpp
-// (q2_K, q3_K: matmul_simd_kquants_low.cpp) and chosen at run time
+// (q2_K, q3_K: matmul_simd_kquants_low.cpp; iq4_nl, iq4_xs:
+// matmul_simd_iq4.cpp) and chosen at run time
 // (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
 //
 // Every kernel computes, for n_w consecutive weight rows and up to kRowTile
@@ -15,7 +16,8 @@
 //     sub-blocks of scale * isum, B_b = sum of min * activation sums; Q5_K
 //     the same, and Q2_K with sub-blocks of 16; Q6_K one term, isum = sum
 //     over sub-blocks of scale * (sum q a - 32 * activation sum), Q3_K the
-//     same with q3 + 4 and 4);
+//     same with q3 + 4 and 4; IQ4_NL isum = sum v[q] a over the codebook
+//     values v, IQ4_XS isum = sum over sub-blocks of (ls - 32) sum v[q] a);
 //   float types (f32, f16, bf16): dot.h's order exactly (element k into lane
 //     k % 8, lanes summed in the fixed tree), so they equal the reference
 //     MatMul bit for bit.
@@ -77,6 +79,8 @@ void DotQ3_K(const QuantDotArgs& args);   // 256-element activation blocks, with
 void DotQ4_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
 void DotQ5_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum32
 void DotQ6_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum16
+void DotIQ4_NL(const QuantDotArgs& args);  // 32-element activation blocks
+void DotIQ4_XS(const QuantDotArgs& args);  // 256-element activation blocks
 void DotF32(const FloatDotArgs& args);
 void DotF16(const FloatDotArgs& args);
 void DotBF16(const FloatDotArgs& args);

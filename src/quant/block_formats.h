@@ -160,7 +160,7 @@ struct BlockMxfp4 {
 };
 static_assert(sizeof(BlockMxfp4) == 17);
 
-// --- i-quants (codebook formats; sizes only, trit does not decode them yet) ---
+// --- i-quants (codebook formats; sizes only, except IQ4_NL and IQ4_XS) ---
 
 struct BlockIQ2_XXS {
   uint8_t d[2];
@@ -212,6 +212,8 @@ struct BlockIQ1_M {
 };
 static_assert(sizeof(BlockIQ1_M) == 56);
 
+// The two 4-bit i-quants index one 16-entry int8 codebook (kIQ4NLValues,
+// iq_quants.h) instead of a lattice; trit decodes and produces both.
 inline constexpr int kQK4_NL = 32;
 // x = d * kIQ4NLValues[q], q a nibble packed as in Q4_0.
 struct BlockIQ4_NL {
@@ -220,6 +222,10 @@ struct BlockIQ4_NL {
 };
 static_assert(sizeof(BlockIQ4_NL) == 18);
 
+// 8 sub-blocks of 32: x = d * (ls - 32) * kIQ4NLValues[q], ls a 6-bit scale
+// (low 4 bits in scales_l[i / 2], low nibble for even i; high 2 bits at bit
+// 2i of the little-endian uint16 scales_h); qs[16 i + j] holds element j of
+// sub-block i (low nibble) and j + 16 (high nibble).
 struct BlockIQ4_XS {
   uint8_t d[2];
   uint8_t scales_h[2];

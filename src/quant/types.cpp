@@ -7,6 +7,7 @@
 #include "base/checked_math.h"
 #include "quant/block_formats.h"
 #include "quant/float_types.h"
+#include "quant/iq_quants.h"
 #include "quant/k_quants.h"
 #include "quant/legacy_quants.h"
 #include "quant/ternary_quants.h"
@@ -38,10 +39,10 @@ constexpr std::array<TypeInfo, 32> kTypes = {{
     {T::kIQ2_XS, "iq2_xs", kQK_K, sizeof(BlockIQ2_XS), nullptr, nullptr},
     {T::kIQ3_XXS, "iq3_xxs", kQK_K, sizeof(BlockIQ3_XXS), nullptr, nullptr},
     {T::kIQ1_S, "iq1_s", kQK_K, sizeof(BlockIQ1_S), nullptr, nullptr},
-    {T::kIQ4_NL, "iq4_nl", kQK4_NL, sizeof(BlockIQ4_NL), nullptr, nullptr},
+    {T::kIQ4_NL, "iq4_nl", kQK4_NL, sizeof(BlockIQ4_NL), DequantizeRowIQ4_NL, QuantizeRowIQ4_NL},
     {T::kIQ3_S, "iq3_s", kQK_K, sizeof(BlockIQ3_S), nullptr, nullptr},
     {T::kIQ2_S, "iq2_s", kQK_K, sizeof(BlockIQ2_S), nullptr, nullptr},
-    {T::kIQ4_XS, "iq4_xs", kQK_K, sizeof(BlockIQ4_XS), nullptr, nullptr},
+    {T::kIQ4_XS, "iq4_xs", kQK_K, sizeof(BlockIQ4_XS), DequantizeRowIQ4_XS, QuantizeRowIQ4_XS},
     {T::kI8, "i8", 1, 1, nullptr, nullptr},
     {T::kI16, "i16", 1, 2, nullptr, nullptr},
     {T::kI32, "i32", 1, 4, nullptr, nullptr},

@@ -50,6 +50,8 @@ TEST(QuantizePlanTest, FallbacksFollowLlamaQuantize) {
       {GgmlType::kQ6_K, 64, GgmlType::kQ8_0},  {GgmlType::kTQ1_0, 64, GgmlType::kQ4_0},
       {GgmlType::kTQ2_0, 96, GgmlType::kQ4_0}, {GgmlType::kTQ2_0, 172, GgmlType::kF16},
       {GgmlType::kQ8_0, 172, GgmlType::kF16},  {GgmlType::kQ4_K, 512, GgmlType::kQ4_K},
+      {GgmlType::kIQ4_XS, 96, GgmlType::kIQ4_NL}, {GgmlType::kIQ4_XS, 172, GgmlType::kF16},
+      {GgmlType::kIQ4_NL, 96, GgmlType::kIQ4_NL},
   };
   for (const Case& c : cases) {
     std::vector<gguf::TensorInfo> ts = {Tensor("w.weight", {c.row, 4})};
@@ -87,6 +89,8 @@ TEST(QuantizePlanTest, FileTypes) {
   EXPECT_EQ(LlamaFileType(GgmlType::kQ8_0), 7);
   EXPECT_EQ(LlamaFileType(GgmlType::kTQ1_0), 36);
   EXPECT_EQ(LlamaFileType(GgmlType::kBF16), 32);
+  EXPECT_EQ(LlamaFileType(GgmlType::kIQ4_NL), 25);
+  EXPECT_EQ(LlamaFileType(GgmlType::kIQ4_XS), 30);
   EXPECT_EQ(LlamaFileType(GgmlType::kIQ2_XXS), -1);
 }
 

@@ -131,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(Types, OptimizedMatMulTest,
                          ::testing::Values(GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kQ4_0, GgmlType::kQ8_0,
                                            GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ2_K,
                                            GgmlType::kQ3_K, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K,
-                                           GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
+                                           GgmlType::kIQ4_NL, GgmlType::kIQ4_XS, GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
                          [](const ::testing::TestParamInfo<GgmlType>& info) {
                            return std::string(quant::GetType(info.param).name);
                          });

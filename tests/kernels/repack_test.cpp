@@ -99,7 +99,7 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
 
 INSTANTIATE_TEST_SUITE_P(Types, RepackTest,
                          ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
-                                           GgmlType::kQ8_0, GgmlType::kQ4_K),
+                                           GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kIQ4_NL, GgmlType::kIQ4_XS),
                          [](const auto& info) { return std::string(quant::GetType(info.param).name); });
 
 TEST(Repack, OnlyRowLayoutTypesWithGroupsOfAtLeastOneGroup) {

@@ -28,6 +28,7 @@ from gguf.quants import dequantize, quantize
 MAX_REL_RMSE = {
     "f16": 1e-3, "bf16": 5e-3, "q8_0": 1e-2, "q5_0": 6e-2, "q5_1": 6e-2, "q4_0": 1.2e-1,
     "q4_1": 1.2e-1, "q6_K": 2.5e-2, "q5_K": 5e-2, "q4_K": 1e-1, "tq2_0": 9e-1, "tq1_0": 9e-1,
+    "iq4_nl": 1e-1, "iq4_xs": 1e-1,
 }
 # gguf-py quantizers that follow ggml's reference quantizers exactly.
 PY_QUANTIZERS = {"bf16", "q8_0", "q4_0", "q4_1", "q5_0", "q5_1", "tq1_0", "tq2_0"}

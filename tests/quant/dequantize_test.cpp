@@ -311,5 +311,59 @@ TEST(DequantizeTest, TQ1_0) {
   EXPECT_EQ(y, expected);
 }
 
+
+// GGML's kvalues_iq4nl, written out here (not taken from iq_quants.h) so a
+// wrong codebook entry in the code fails these tests.
+constexpr int kIQ4NL[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+
+// IQ4_NL: x = d * kIQ4NL[q], nibbles as q4_0 (element j low, j + 16 high).
+TEST(DequantizeTest, IQ4_NL) {
+  std::vector<uint8_t> b;
+  Append(b, kHalfHalf);
+  for (int j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(j | ((15 - j) << 4)));
+  Append(b, kHalfMinusOne);  // a second block with its own scale
+  for (int j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(((j + 3) & 15) | (j << 4)));
+  const auto y = DequantizeBytes(GgmlType::kIQ4_NL, b);
+  ASSERT_EQ(y.size(), 64u);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(y[j], 0.5f * kIQ4NL[j]) << j;
+    EXPECT_EQ(y[16 + j], 0.5f * kIQ4NL[15 - j]) << j;
+    EXPECT_EQ(y[32 + j], -1.0f * kIQ4NL[(j + 3) & 15]) << j;
+    EXPECT_EQ(y[48 + j], -1.0f * kIQ4NL[j]) << j;
+  }
+  EXPECT_EQ(y[0], -63.5f);
+  EXPECT_EQ(y[16], 56.5f);
+}
+
+// IQ4_XS: sub-block i (32 elements) has x = d * (ls_i - 32) * kIQ4NL[q]. The
+// 6-bit ls_i = {0, 63, 32, 33, 31, 16, 47, 40}: low nibbles {0, 15, 0, 1, 15,
+// 0, 15, 8} -> scales_l = {0xF0, 0x10, 0x0F, 0x8F}; high 2 bits {0, 3, 2, 2,
+// 1, 1, 2, 2} at bits 2i -> scales_h = 0xA5AC. qs[16 i + j] holds element j
+// (low nibble) and j + 16 (high nibble) of sub-block i.
+TEST(DequantizeTest, IQ4_XS) {
+  constexpr int kLs[8] = {0, 63, 32, 33, 31, 16, 47, 40};
+  std::vector<uint8_t> b;
+  Append(b, kHalfQuarter);
+  b.push_back(0xAC);
+  b.push_back(0xA5);
+  for (uint8_t v : {0xF0, 0x10, 0x0F, 0x8F}) b.push_back(v);
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(((j + i) & 15) | (((15 - j + 2 * i) & 15) << 4)));
+  }
+  ASSERT_EQ(b.size(), 136u);
+  const auto y = DequantizeBytes(GgmlType::kIQ4_XS, b);
+  ASSERT_EQ(y.size(), 256u);
+  for (int i = 0; i < 8; ++i) {
+    const float dl = 0.25f * static_cast<float>(kLs[i] - 32);
+    for (int j = 0; j < 16; ++j) {
+      EXPECT_EQ(y[32 * i + j], dl * kIQ4NL[(j + i) & 15]) << i << " " << j;
+      EXPECT_EQ(y[32 * i + 16 + j], dl * kIQ4NL[(15 - j + 2 * i) & 15]) << i << " " << j;
+    }
+  }
+  EXPECT_EQ(y[0], 0.25f * -32 * -127);  // ls 0: the most negative scale
+  EXPECT_EQ(y[32 + 1], 0.25f * 31 * -83);  // index (1 + 1) & 15
+  EXPECT_EQ(y[64], 0.0f);  // ls 32: scale 0
+}
+
 }  // namespace
 }  // namespace trit::quant

@@ -36,7 +36,7 @@ constexpr Bound kBounds[] = {
     {GgmlType::kQ8_0, 6.2e-3},   {GgmlType::kQ5_0, 4.9e-2},  {GgmlType::kQ5_1, 4.4e-2},
     {GgmlType::kQ4_0, 9.9e-2},   {GgmlType::kQ4_1, 9.0e-2},  {GgmlType::kQ6_K, 2.05e-2},
     {GgmlType::kQ5_K, 4.2e-2},   {GgmlType::kQ4_K, 8.2e-2},  {GgmlType::kTQ2_0, 0.85},
-    {GgmlType::kTQ1_0, 0.85},
+    {GgmlType::kTQ1_0, 0.85},    {GgmlType::kIQ4_NL, 8.6e-2}, {GgmlType::kIQ4_XS, 8.7e-2},
 };
 
 std::string Name(GgmlType type) { return std::string(GetType(type).name); }
@@ -68,8 +68,10 @@ TEST_P(RoundTripTest, ConstantBlocks) {
     ASSERT_TRUE(AllFinite(y));
     // Every format represents a constant to within the rounding of its
     // scale(s): fp16 (2^-11 relative) for the 32-element and ternary formats,
-    // bf16 (2^-8) for bf16, and the 6-bit sub-block scales of the K-quants.
-    const bool k_quant = t.type == GgmlType::kQ4_K || t.type == GgmlType::kQ5_K || t.type == GgmlType::kQ6_K;
+    // bf16 (2^-8) for bf16, and the 6-bit sub-block scales of the K-quants
+    // and iq4_xs (whose fp16 d = s / -32 is subnormal for c = 0.01).
+    const bool k_quant = t.type == GgmlType::kQ4_K || t.type == GgmlType::kQ5_K || t.type == GgmlType::kQ6_K ||
+                         t.type == GgmlType::kIQ4_XS;
     const double tol = k_quant ? 2e-2 : t.type == GgmlType::kBF16 ? 4e-3 : 1e-3;
     for (float v : y) ASSERT_NEAR(v, c, tol * std::fabs(c)) << t.name << " c=" << c;
   }
@@ -151,6 +153,8 @@ TEST(QuantizeTest, ErrorOrdering) {
   EXPECT_LT(err(GgmlType::kQ5_0), err(GgmlType::kQ4_0));
   EXPECT_LT(err(GgmlType::kQ5_1), err(GgmlType::kQ4_1));
   EXPECT_LT(err(GgmlType::kQ4_K), err(GgmlType::kQ4_0));
+  EXPECT_LT(err(GgmlType::kIQ4_NL), err(GgmlType::kQ4_0));  // the codebook fits bell-shaped data better
+  EXPECT_LT(err(GgmlType::kQ5_0), err(GgmlType::kIQ4_XS));
 }
 
 // --- Hand-computed quantizer outputs (ggml's exact rounding) ---
@@ -268,6 +272,46 @@ TEST(QuantizeTest, HalfAndBf16AreExactOnRepresentableValues) {
   EXPECT_EQ(RoundTrip(GetType(GgmlType::kF16), {1.0f + 1.0f / 2048})[0], 1.0f);
   const auto f32 = RoundTrip(GetType(GgmlType::kF32), {1.0f / 3.0f});
   EXPECT_EQ(f32[0], 1.0f / 3.0f);
+}
+
+
+// Data that is exactly d * kvalues (the element of largest magnitude on
+// -127): the first candidate of the scale search has zero error, so the
+// block stores d and the indices exactly, and round-trips exactly.
+TEST(QuantizeTest, IQ4_NLExactValuesRoundTrip) {
+  constexpr int kIQ4NL[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+  std::vector<float> x(32);
+  for (int j = 0; j < 32; ++j) x[j] = 0.5f * kIQ4NL[(j * 7) % 16];
+  const TypeInfo& t = GetType(GgmlType::kIQ4_NL);
+  const auto b = Quantize(t, x);
+  ASSERT_EQ(b.size(), 18u);
+  EXPECT_EQ(b[0], 0x00);
+  EXPECT_EQ(b[1], 0x38);  // fp16 0.5
+  for (int j = 0; j < 16; ++j) EXPECT_EQ(b[2 + j], ((j * 7) % 16) | ((((j + 16) * 7) % 16) << 4)) << j;
+  EXPECT_EQ(Dequantize(t, b, 32), x);
+}
+
+// Sub-block i of x is s_i * kvalues with s_i = -0.25 L_i: each sub-block's
+// search finds s_i, the largest |s_i| (L = -32) sets d = s_max / -32 = -0.25,
+// and the 6-bit levels come out as L_i + 32, so the block round-trips exactly.
+TEST(QuantizeTest, IQ4_XSExactValuesRoundTrip) {
+  constexpr int kIQ4NL[16] = {-127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113};
+  constexpr int kL[8] = {-32, 5, -7, 31, 1, -1, 16, -20};
+  std::vector<float> x(256);
+  for (int i = 0; i < 8; ++i) {
+    for (int j = 0; j < 32; ++j) x[32 * i + j] = -0.25f * kL[i] * kIQ4NL[(j * 5 + i) % 16];
+  }
+  const TypeInfo& t = GetType(GgmlType::kIQ4_XS);
+  const auto b = Quantize(t, x);
+  ASSERT_EQ(b.size(), 136u);
+  EXPECT_EQ(b[0], 0x00);
+  EXPECT_EQ(b[1], 0xB4);  // fp16 -0.25
+  const uint16_t scales_h = static_cast<uint16_t>(b[2] | (b[3] << 8));
+  for (int i = 0; i < 8; ++i) {
+    const int ls = ((b[4 + i / 2] >> (4 * (i % 2))) & 15) | (((scales_h >> (2 * i)) & 3) << 4);
+    EXPECT_EQ(ls, kL[i] + 32) << i;
+  }
+  EXPECT_EQ(Dequantize(t, b, 256), x);
 }
 
 }  // namespace
