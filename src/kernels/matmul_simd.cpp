@@ -93,15 +93,18 @@ void DotTQ2_0Rows(const QuantDotArgs& g) {
 }
 
 #ifdef TRIT_X86_256
-// Trits of 32 bytes y, each ((y * 3) >> 8) in {0, 1, 2}: 1 from y >= 86 and
-// 1 more from y >= 171 (signed compares after flipping the top bit).
-HWY_INLINE VU8 TritsOf(VU8 y) {
+// Trits of 32 bytes y given with their top bit flipped (z = y ^ 0x80), each
+// ((y * 3) >> 8) in {0, 1, 2}: 1 from y >= 86 and 1 more from y >= 171
+// (signed compares of z).
+HWY_INLINE VU8 TritsOfFlipped(VU8 z) {
   const D8 d8;
-  const auto ys = hn::BitCast(d8, hn::Xor(y, hn::Set(DU8(), uint8_t{0x80})));
-  const auto c1 = hn::VecFromMask(d8, hn::Gt(ys, hn::Set(d8, int8_t{-43})));  // y >= 86
-  const auto c2 = hn::VecFromMask(d8, hn::Gt(ys, hn::Set(d8, int8_t{42})));   // y >= 171
+  const auto zs = hn::BitCast(d8, z);
+  const auto c1 = hn::VecFromMask(d8, hn::Gt(zs, hn::Set(d8, int8_t{-43})));  // y >= 86
+  const auto c2 = hn::VecFromMask(d8, hn::Gt(zs, hn::Set(d8, int8_t{42})));   // y >= 171
   return hn::BitCast(DU8(), hn::Abs(c1 + c2));
 }
+HWY_INLINE VU8 Flip(VU8 y) { return hn::Xor(y, hn::Set(DU8(), uint8_t{0x80})); }
+HWY_INLINE VU8 TritsOf(VU8 y) { return TritsOfFlipped(Flip(y)); }
 HWY_INLINE VU8 Times3(VU8 y) { return y + y + y; }  // mod 256
 #endif
 
@@ -138,8 +141,19 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
     // the decode is shared and the dot steps are what costs (measured:
     // prefill 121 -> 96 tok/s the other way).
     constexpr bool kByIdentity = kRows == 1;
+    constexpr bool kFlipped = false;
 #else
     constexpr bool kByIdentity = false;
+    // Without VNNI the bytes are kept with their top bit flipped from the
+    // start (z = y ^ 0x80): 3z = 3y + 384 = (3y) ^ 0x80 (mod 256), so every
+    // power stays flipped and the trit compares need no xor each. And the
+    // maddubs pairs (at most 2 x 2 x 127) are summed in int16 over the
+    // block's 8 vectors (|sum| <= 4064 per lane), one madd per block: the
+    // same integers, 8 operations per 32 trits instead of 10.
+    constexpr bool kFlipped = true;
+    const D16 d16;
+    V16 acc16[kRowTile];
+    for (int64_t r = 0; r < n_a; ++r) acc16[r] = hn::Zero(d16);
 #endif
     auto dot = [&](VU8 y, int64_t first, bool second) {
       if constexpr (kByIdentity) {
@@ -152,6 +166,16 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
         }
         return;
       }
+#if HWY_TARGET != HWY_AVX3_DL
+      if constexpr (kFlipped) {
+        (void)second;
+        const auto t = TritsOfFlipped(y);
+        for (int64_t r = 0; r < n_a; ++r) {
+          acc16[r] = acc16[r] + MulPairsU8I8(t, hn::LoadU(d8, g.a + r * g.a_stride + b * 256 + first));
+        }
+        return;
+      }
+#endif
       const auto t = TritsOf(y);
       for (int64_t r = 0; r < n_a; ++r) {
         const auto a = hn::LoadU(d8, g.a + r * g.a_stride + b * 256 + first);
@@ -163,11 +187,13 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
       }
     };
     auto y = hn::LoadU(du8, block);
+    if constexpr (kFlipped) y = Flip(y);
     for (int64_t k = 0; k < 5; ++k) {
       if (k > 0) y = Times3(y);
       dot(y, 32 * k, (k & 1) != 0);
     }
-    const auto x = hn::LoadU(du8h, block + 32);
+    auto x = hn::LoadU(du8h, block + 32);
+    if constexpr (kFlipped) x = hn::Xor(x, hn::Set(du8h, uint8_t{0x80}));
     auto y2 = hn::Combine(du8, x + x + x, x);  // [x | 3x]
     dot(y2, 160, true);
     y2 = Times3(Times3(y2));  // [9x | 27x]
@@ -177,9 +203,15 @@ void DotTQ1_0Rows(const QuantDotArgs& g) {
     std::memcpy(&qh_bits, block + 48, 4);
     const auto qh = hn::BitCast(du8h, hn::Set(hn::Repartition<uint32_t, decltype(du8h)>(), qh_bits));
     const auto qh_pow3 = hn::And(hn::PromoteTo(du16, qh) * qh_pow, hn::Set(du16, uint16_t{0xFF}));
-    dot(hn::Combine(du8, hn::DemoteTo(du8h, hn::BitCast(di16, qh_pow3)), hn::LowerHalf(du8h, y2)), 224, true);
+    auto qh_trits = hn::DemoteTo(du8h, hn::BitCast(di16, qh_pow3));
+    if constexpr (kFlipped) qh_trits = hn::Xor(qh_trits, hn::Set(du8h, uint8_t{0x80}));
+    dot(hn::Combine(du8, qh_trits, hn::LowerHalf(du8h, y2)), 224, true);
     for (int64_t r = 0; r < n_a; ++r) {
+#if HWY_TARGET != HWY_AVX3_DL
+      v[r] = MulPairsI16(acc16[r], hn::Set(d16, int16_t{1}));
+#else
       v[r] = kByIdentity ? hn::ShiftRight<8>(acc[r] * hn::Set(D32(), 3) - acc2[r]) : acc[r] + acc2[r];
+#endif
     }
   });
 #else
