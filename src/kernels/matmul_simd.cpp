@@ -902,11 +902,11 @@ HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, 
   const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
   for (int64_t k = 0; k < n8; k += kDotLanes) {
     for (int64_t i = 0; i < kG; ++i) {
-      VF wv[kW];
-      for (int64_t v = 0; v < kW; ++v) wv[v] = load(df, w[v], k + i * kL);
-      for (int64_t r = 0; r < n_a; ++r) {
-        const VF xv = hn::LoadU(df, g.x + r * g.n_cols + k + i * kL);
-        for (int64_t v = 0; v < kW; ++v) acc[v][r][i] = FusedMulAddV(xv, wv[v], acc[v][r][i]);
+      for (int64_t v = 0; v < kW; ++v) {
+        const VF wv = load(df, w[v], k + i * kL);
+        for (int64_t r = 0; r < n_a; ++r) {
+          acc[v][r][i] = FusedMulAddV(hn::LoadU(df, g.x + r * g.n_cols + k + i * kL), wv, acc[v][r][i]);
+        }
       }
     }
   }
@@ -926,7 +926,7 @@ HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const Load& load, const Scal
   // Several weight rows at a time: independent FMA chains (one row alone
   // is one chain, bound by the FMA's latency). One activation row: 8 weight
   // rows (8 chains); batches: 4 (16 chains with 4 activation rows).
-  constexpr int64_t kW = kRows == 1 ? 8 : kRows > 1 ? 4 : 1;
+  constexpr int64_t kW = kRows == 1 ? 8 : kRows > 1 ? 3 : 1;
   int64_t o = 0;
   for (; o + kW <= g.n_w; o += kW) FloatRowsN<kRows, kW>(g, o, load, scalar);
   for (; o < g.n_w; ++o) FloatRowsN<kRows, 1>(g, o, load, scalar);
