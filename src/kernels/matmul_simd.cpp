@@ -884,7 +884,7 @@ HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, 
   // one dependency chain (dot.h's order), so a round trip through memory
   // per step would double its latency. kW weight rows at once: more
   // independent chains (the FMAs' latency, not their throughput, bounds one
-  // row) and each activation load shared.
+  // row), each weight vector widened once for all activation rows.
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
@@ -925,7 +925,9 @@ template <int64_t kRows, class Load, class Scalar>
 HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
   // Several weight rows at a time: independent FMA chains (one row alone
   // is one chain, bound by the FMA's latency). One activation row: 8 weight
-  // rows (8 chains); batches: 4 (16 chains with 4 activation rows).
+  // rows (8 chains); batches: 3 (12 chains with 4 activation rows: 16 plus
+  // the weight vector would overflow AVX2's 16 registers, and a chain
+  // through the stack is as slow as one alone).
   constexpr int64_t kW = kRows == 1 ? 8 : kRows > 1 ? 3 : 1;
   int64_t o = 0;
   for (; o + kW <= g.n_w; o += kW) FloatRowsN<kRows, kW>(g, o, load, scalar);
