@@ -2,14 +2,12 @@
 //
 // Element k of a row is accumulated into lane k % kDotLanes, each lane in
 // increasing k with one fused multiply-add per element (acc = fma(x, w, acc):
-// one rounding, as the hardware FMA of the SIMD kernels; exact in software
-// where a target has none); the lanes are then summed in a fixed pairwise tree. The
+// one rounding, as the SIMD kernels' hardware FMA; std::fma is exact where a
+// target has none); the lanes are then summed in a fixed pairwise tree. The
 // result depends only on the two vectors, never on how a caller tiles the
-// row (tiles must start at multiples of kDotLanes), on M or on threads. The
-// inner loop is independent per lane, so the compiler vectorises it without
-// reassociating anything. (Before, each step was a multiply then an add, two
-// roundings: twice the instructions of llama.cpp's fused loop for float
-// weights, see docs/KERNELS.md.)
+// row (tiles must start at multiples of kDotLanes), on M or on threads.
+// Why fused: a multiply then an add per element was twice the FP
+// instructions of an FMA loop (docs/KERNELS.md, "One reduction order").
 #pragma once
 
 #include <cmath>
