@@ -18,6 +18,7 @@
 #include <hwy/highway.h>
 
 #include "kernels/exp_fixed-inl.h"
+#include "kernels/fused_mul_add-inl.h"
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"  // GCC 12 false positives on vectorized copies
@@ -68,7 +69,7 @@ HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* q, int
   for (int64_t k = 0; k < n8; k += kDotLanes) {
     for (int64_t i = 0; i < kG; ++i) {
       const VF key = LoadCache<kType>(k_base, offset + k + i * kL);
-      for (int64_t h = 0; h < kH; ++h) acc[h][i] = acc[h][i] + hn::LoadU(df, q + h * head_dim + k + i * kL) * key;
+      for (int64_t h = 0; h < kH; ++h) acc[h][i] = FusedMulAddV(hn::LoadU(df, q + h * head_dim + k + i * kL), key, acc[h][i]);
     }
   }
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -91,7 +92,7 @@ HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* q, int
     HWY_ALIGN float lanes[kDotLanes] = {};
     for (int64_t i = 0; i < kG; ++i) hn::Store(acc[h][i], df, lanes + i * kL);
     for (int64_t j = 0; n8 + j < head_dim; ++j) {
-      lanes[j] += q[h * head_dim + n8 + j] * LoadCacheScalar<kType>(k_base, offset + n8 + j);
+      lanes[j] = std::fma(q[h * head_dim + n8 + j], LoadCacheScalar<kType>(k_base, offset + n8 + j), lanes[j]);
     }
     out[h] = DotReduce(lanes);
   }

@@ -3,11 +3,13 @@
 // src/kernels/CMakeLists.txt (HWY_DISABLED_TARGETS); docs/KERNELS.md lists them.
 //
 // Integer sums of products are exact on every target, and the float steps
-// are scalar or lane-wise with one rounding each (no fused multiply-add:
-// -ffp-contract=off), so every target returns the same bits.
+// are scalar or lane-wise with one rounding each (-ffp-contract=off: only
+// the float dot's fused multiply-adds, written out as FusedMulAddV, fuse),
+// so every target returns the same bits.
 #include "kernels/matmul_simd.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -21,6 +23,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/fused_mul_add-inl.h"
 #include "kernels/matmul_simd-inl.h"
 
 // GCC 12 reports zero-initialized accumulators as "maybe uninitialized" once
@@ -31,6 +34,7 @@ HWY_BEFORE_NAMESPACE();
 namespace trit::kernels::simd {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
+using trit::kernels::HWY_NAMESPACE::FusedMulAddV;
 
 // TQ2_0 (66 bytes: qs[64], d): byte j + m (j in {0, 32}, m < 32) holds, in
 // bits 2l..2l+1, trit + 1 of element 4j + 32l + m. sum (t+1) a - sum a.
@@ -903,16 +907,16 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
 }
 
 // dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector
-// or several narrower ones), each lane x * w then + (two roundings), the tail into
-// lanes 0.., then DotReduce. load(df, k) gives weights k.. as floats;
-// scalar(k) one weight.
+// or several narrower ones), each lane one fused multiply-add (FusedMulAddV:
+// one rounding, as dot.h's std::fma), the tail into lanes 0.., then
+// DotReduce. load(df, k) gives weights k.. as floats; scalar(k) one weight.
 template <int64_t kRows, int64_t kW, class Load, class Scalar>
 HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, const Scalar& scalar) {
   // A constant row count keeps the accumulators in registers: each lane is
   // one dependency chain (dot.h's order), so a round trip through memory
   // per step would double its latency. kW weight rows at once: more
-  // independent chains (the adds' latency, not their throughput, bounds one
-  // row) and each activation load shared.
+  // independent chains (the FMAs' latency, not their throughput, bounds one
+  // row), each weight vector widened once for all activation rows.
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
@@ -930,11 +934,11 @@ HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, 
   const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
   for (int64_t k = 0; k < n8; k += kDotLanes) {
     for (int64_t i = 0; i < kG; ++i) {
-      VF wv[kW];
-      for (int64_t v = 0; v < kW; ++v) wv[v] = load(df, w[v], k + i * kL);
-      for (int64_t r = 0; r < n_a; ++r) {
-        const VF xv = hn::LoadU(df, g.x + r * g.n_cols + k + i * kL);
-        for (int64_t v = 0; v < kW; ++v) acc[v][r][i] = acc[v][r][i] + xv * wv[v];
+      for (int64_t v = 0; v < kW; ++v) {
+        const VF wv = load(df, w[v], k + i * kL);
+        for (int64_t r = 0; r < n_a; ++r) {
+          acc[v][r][i] = FusedMulAddV(hn::LoadU(df, g.x + r * g.n_cols + k + i * kL), wv, acc[v][r][i]);
+        }
       }
     }
   }
@@ -943,7 +947,7 @@ HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, 
       HWY_ALIGN float lanes[kDotLanes] = {};
       for (int64_t i = 0; i < kG; ++i) hn::Store(acc[v][r][i], df, lanes + i * kL);
       const float* x = g.x + r * g.n_cols;
-      for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] += x[n8 + j] * scalar(w[v], n8 + j);
+      for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] = std::fma(x[n8 + j], scalar(w[v], n8 + j), lanes[j]);
       g.y[o0 + v + r * g.y_stride] = DotReduce(lanes);
     }
   }
@@ -951,10 +955,14 @@ HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, 
 
 template <int64_t kRows, class Load, class Scalar>
 HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
+  // Several weight rows at a time: independent FMA chains (one row alone
+  // is one chain, bound by the FMA's latency). One activation row: 8 weight
+  // rows (8 chains); batches: 3 (12 chains with 4 activation rows: 16 plus
+  // the weight vector would overflow AVX2's 16 registers, and a chain
+  // through the stack is as slow as one alone).
+  constexpr int64_t kW = kRows == 1 ? 8 : kRows > 1 ? 3 : 1;
   int64_t o = 0;
-  if constexpr (kRows > 1) {  // batches: four weight rows at a time (16 chains with 4 activation rows)
-    for (; o + 4 <= g.n_w; o += 4) FloatRowsN<kRows, 4>(g, o, load, scalar);
-  }
+  for (; o + kW <= g.n_w; o += kW) FloatRowsN<kRows, kW>(g, o, load, scalar);
   for (; o < g.n_w; ++o) FloatRowsN<kRows, 1>(g, o, load, scalar);
 }
 
