@@ -850,8 +850,9 @@ HWY_INLINE __m256i InLaneBytes(int i0, int i1, int i2, int i3) {
   return _mm256_setr_epi32(p, p + kStep, p + 2 * kStep, p + 3 * kStep, p, p + kStep, p + 2 * kStep, p + 3 * kStep);
 }
 
-// Q6_K from the row-group layout (repack.h: ql, qh and the scales by 4-byte
-// units, d by rows), one group of 8 weight rows: lane j of every vector
+// Q6_K from the row-group layout (repack.h: d by rows, the scales by 4-byte
+// units, then ql and qh by 4-byte units in the order read here), one group
+// of 8 weight rows: lane j of every vector
 // belongs to row j. Per 4-byte unit t of a half h the quant vectors q[i]
 // (DotQ6_KRows's formulas, lane by lane) hold elements 128h + 32i + 4t..+3
 // of the 8 rows, which are in sub-block 8h + 2i + t / 4. Per activation row
@@ -880,8 +881,9 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
     std::memcpy(&bits, at, 4);
     return _mm256_set1_epi32(bits);
   };
-  // Offsets of the parts in a group's block of 8 x 210 bytes.
-  constexpr int64_t kQl = 0, kQh = 8 * 128, kScales = kQh + 8 * 64, kD = kScales + 8 * 16;
+  // Offsets of the parts in a group's block of 8 x 210 bytes; the quants
+  // come as 16 runs of 3 units (ql_a, ql_b, qh), unit t of half h in run 8h + t.
+  constexpr int64_t kD = 0, kScales = 16, kRuns = kScales + 8 * 16;
   auto one_block = [&](int64_t b, int64_t k) {
     const uint8_t* p = g.w + b * 8 * 210;
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kD)))};
@@ -905,8 +907,8 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
         __m256i q[2][4];
         for (int u = 0; u < 2; ++u) {
           const int t = t0 + u;
-          const __m256i ql_a = load(p + kQl + 32 * (16 * h + t)), ql_b = load(p + kQl + 32 * (16 * h + 8 + t));
-          const __m256i qh = load(p + kQh + 32 * (8 * h + t));
+          const uint8_t* run = p + kRuns + 96 * (8 * h + t);
+          const __m256i ql_a = load(run), ql_b = load(run + 32), qh = load(run + 64);
           auto low = [&](__m256i v) { return _mm256_and_si256(v, m4); };
           auto high = [&](__m256i v) { return _mm256_and_si256(v, m30); };  // bits 4, 5
           q[u][0] = _mm256_or_si256(low(ql_a), high(_mm256_slli_epi16(qh, 4)));

@@ -14,8 +14,10 @@
 //     bytes of quants by 4-byte groups, like q4_0;
 //   q4_K (144 bytes): d, dmin, the 12 scale bytes by 4-byte words (3 x 32
 //     bytes), the 128 quant bytes by 4-byte groups (32 x 32 bytes);
-//   q6_K (210 bytes): the 128 bytes of ql, the 64 of qh and the 16 int8
-//     scales by 4-byte groups (32, 16 and 4 x 32 bytes), then d (16 bytes);
+//   q6_K (210 bytes): d, the 16 int8 scales by 4-byte groups (4 x 32
+//     bytes), then ql and qh by 4-byte groups in the order the kernel reads
+//     them: for half h = 0, 1 and t = 0..7, the groups at ql[64h + 4t],
+//     ql[64h + 32 + 4t] and qh[32h + 4t] (16 x 96 bytes);
 //   iq4_nl (18 bytes): as q4_0;
 //   iq4_xs (136 bytes): d, scales_h (2 bytes of each row), scales_l (one
 //     4-byte word per row: 32 bytes), the 128 quant bytes by 4-byte groups.
