@@ -877,6 +877,115 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
     hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
   }
 }
+
+// Per 32-bit lane L of each 128-bit half, bytes 4L + i[0..3]: a pshufb
+// control that picks, within every lane, the bytes i of that lane.
+HWY_INLINE __m256i InLaneBytes(int i0, int i1, int i2, int i3) {
+  const int p = i0 | i1 << 8 | i2 << 16 | i3 << 24;
+  constexpr int kStep = 0x04040404;
+  return _mm256_setr_epi32(p, p + kStep, p + 2 * kStep, p + 3 * kStep, p, p + kStep, p + 2 * kStep, p + 3 * kStep);
+}
+
+// Q6_K from the row-group layout (repack.h: d by rows, the scales by 4-byte
+// units, then ql and qh by 4-byte units in the order read here), one group
+// of 8 weight rows: lane j of every vector
+// belongs to row j. Per 4-byte unit t of a half h the quant vectors q[i]
+// (DotQ6_KRows's formulas, lane by lane) hold elements 128h + 32i + 4t..+3
+// of the 8 rows, which are in sub-block 8h + 2i + t / 4. Per activation row
+// two units' maddubs pairs (same sub-block) add in int16, then one madd
+// against the rows' scale of that sub-block (in both int16 halves of each
+// lane) scales and sums them into int32: the scale multiply costs nothing.
+// The -32 offset comes out per row as 32 sum_s sc_s a_sum16[s], 8 madds of
+// the rows' scale pairs against the activation sums' pairs. The integer per
+// (row, block) is DotQ6_KRows's isum and the float step QuantRows's, so the
+// bits are the one-row kernel's.
+template <int64_t kRows>
+void DotQ6_KRows8(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D32 d32;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  const int64_t sums_stride = g.a_stride / 16;
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+  VF acc[kGroupRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
+  auto broadcast = [](const void* at) {
+    int32_t bits;
+    std::memcpy(&bits, at, 4);
+    return _mm256_set1_epi32(bits);
+  };
+  // Offsets of the parts in a group's block of 8 x 210 bytes; the quants
+  // come as 16 runs of 3 units (ql_a, ql_b, qh), unit t of half h in run 8h + t.
+  constexpr int64_t kD = 0, kScales = 16, kRuns = kScales + 8 * 16;
+  auto one_block = [&](int64_t b, int64_t k) {
+    const uint8_t* p = g.w + b * 8 * 210;
+    const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kD)))};
+    // Scale word w holds the rows' scales 4w..4w+3 (int8). A byte moved to
+    // the high half of an int16 and shifted back sign-extends it:
+    // sc[s] = scale s in both halves, pair[m] = scales 2m, 2m + 1.
+    __m256i sc[16], pair[8];
+    for (int w = 0; w < 4; ++w) {
+      const __m256i words = load(p + kScales + 32 * w);
+      auto spread = [&](__m256i control) { return _mm256_srai_epi16(_mm256_shuffle_epi8(words, control), 8); };
+      for (int c = 0; c < 4; ++c) sc[4 * w + c] = spread(InLaneBytes(c, c, c, c));
+      pair[2 * w] = spread(InLaneBytes(0, 0, 1, 1));
+      pair[2 * w + 1] = spread(InLaneBytes(2, 2, 3, 3));
+    }
+    V32 total[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 4
+      for (int t0 = 0; t0 < 8; t0 += 2) {  // units t0 and t0 + 1: the same sub-blocks
+        __m256i q[2][4];
+        for (int u = 0; u < 2; ++u) {
+          const int t = t0 + u;
+          const uint8_t* run = p + kRuns + 96 * (8 * h + t);
+          const __m256i ql_a = load(run), ql_b = load(run + 32), qh = load(run + 64);
+          auto low = [&](__m256i v) { return _mm256_and_si256(v, m4); };
+          auto high = [&](__m256i v) { return _mm256_and_si256(v, m30); };  // bits 4, 5
+          q[u][0] = _mm256_or_si256(low(ql_a), high(_mm256_slli_epi16(qh, 4)));
+          q[u][1] = _mm256_or_si256(low(ql_b), high(_mm256_slli_epi16(qh, 2)));
+          q[u][2] = _mm256_or_si256(low(_mm256_srli_epi16(ql_a, 4)), high(qh));
+          q[u][3] = _mm256_or_si256(low(_mm256_srli_epi16(ql_b, 4)), high(_mm256_srli_epi16(qh, 2)));
+        }
+        for (int i = 0; i < 4; ++i) {
+          const __m256i scale = sc[8 * h + 2 * i + t0 / 4];
+          for (int64_t r = 0; r < n_a; ++r) {
+            const int8_t* a = g.a + r * g.a_stride + b * 256 + 128 * h + 32 * i + 4 * t0;
+            // Two pairs' sums <= 2 * 2 * 63 * 127 < 32768: exact in int16.
+            const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(q[0][i], broadcast(a)),
+                                                   _mm256_maddubs_epi16(q[1][i], broadcast(a + 4)));
+            total[r] = total[r] + V32{_mm256_madd_epi16(pairs, scale)};
+          }
+        }
+      }
+    }
+    for (int64_t r = 0; r < n_a; ++r) {
+      // The activation sums per 16 as int16 (|sum| <= 16 * 127), in order.
+      const int32_t* sums = g.a_sum16 + r * sums_stride + b * 16;
+      HWY_ALIGN int16_t sums16[16];
+      const __m256i lo = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums));
+      const __m256i hi = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + 8));
+      // packs interleaves by 128-bit halves (0-3, 8-11 | 4-7, 12-15); the permute restores the order.
+      _mm256_store_si256(reinterpret_cast<__m256i*>(sums16), _mm256_permute4x64_epi64(_mm256_packs_epi32(lo, hi), 0xD8));
+      V32 offset = hn::Zero(d32);
+      for (int m = 0; m < 8; ++m) offset = offset + V32{_mm256_madd_epi16(pair[m], broadcast(sums16 + 2 * m))};
+      const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
+      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, total[r] - hn::ShiftLeft<5>(offset));
+    }
+  };
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
+  }
+}
 #endif
 
 void DotQ4_KRowLayout(const QuantDotArgs& g) {
@@ -885,7 +994,7 @@ void DotQ4_KRowLayout(const QuantDotArgs& g) {
 void DotQ5_KKernel(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ4_KRows<decltype(rows)::value, true>(g); });
 }
-void DotQ6_KKernel(const QuantDotArgs& g) {
+void DotQ6_KRowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ6_KRows<decltype(rows)::value>(g); });
 }
 
@@ -903,6 +1012,23 @@ void DotQ4_KKernel(const QuantDotArgs& g) {
   }
 #else
   FromRowGroups<DotQ4_KRowLayout>(g, quant::GgmlType::kQ4_K);
+#endif
+}
+
+void DotQ6_KKernel(const QuantDotArgs& g) {
+  if (!g.row_groups) {
+    DotQ6_KRowLayout(g);
+    return;
+  }
+#ifdef TRIT_X86_256
+  QuantDotArgs group = g;
+  for (; group.n_w > 0; group.n_w -= 8, group.w += 8 * g.w_row_bytes, group.y += 8) {
+    g.n_a == 1               ? DotQ6_KRows8<1>(group)
+    : g.n_a == kGroupRowTile ? DotQ6_KRows8<kGroupRowTile>(group)
+                             : DotQ6_KRows8<0>(group);
+  }
+#else
+  FromRowGroups<DotQ6_KRowLayout>(g, quant::GgmlType::kQ6_K);
 #endif
 }
 

@@ -83,8 +83,8 @@ TEST_P(OptimizedKernelsTest, BatchInvariantAndCloseToTheReference) {
 INSTANTIATE_TEST_SUITE_P(Types, OptimizedKernelsTest,
                          ::testing::Values(quant::GgmlType::kTQ2_0, quant::GgmlType::kTQ1_0, quant::GgmlType::kQ4_0,
                                            quant::GgmlType::kQ8_0, quant::GgmlType::kQ2_K, quant::GgmlType::kQ3_K,
-                                           quant::GgmlType::kQ4_K, quant::GgmlType::kIQ4_NL, quant::GgmlType::kIQ4_XS,
-                                           quant::GgmlType::kF16),
+                                           quant::GgmlType::kQ4_K, quant::GgmlType::kQ6_K, quant::GgmlType::kIQ4_NL,
+                                           quant::GgmlType::kIQ4_XS, quant::GgmlType::kF16),
                          TypeName);
 
 // A tied embedding in row groups (the output matmul reads the groups, the
@@ -143,7 +143,7 @@ TEST_P(TiedEmbeddingTest, InRowGroupsSameBitsAsAnUntiedCopy) {
 
 INSTANTIATE_TEST_SUITE_P(Types, TiedEmbeddingTest,
                          ::testing::Values(quant::GgmlType::kQ8_0, quant::GgmlType::kQ4_0, quant::GgmlType::kQ5_0,
-                                           quant::GgmlType::kQ4_K, quant::GgmlType::kF16),
+                                           quant::GgmlType::kQ4_K, quant::GgmlType::kQ6_K, quant::GgmlType::kF16),
                          TypeName);
 
 }  // namespace
