@@ -46,6 +46,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
   static constexpr Part kQ5_0[] = {{0, 2, 2}, {2, 4, 4}, {6, 16, 4}};               // d; qh; quants
   static constexpr Part kQ5_1[] = {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 16, 4}};    // d; m; qh; quants
   static constexpr Part kQ4_K[] = {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 128, 4}};  // d; dmin; scales; quants
+  static constexpr Part kQ5_K[] = {{0, 2, 2}, {2, 2, 2}, {4, 12, 4}, {16, 32, 4}, {48, 128, 4}};  // ...; qh; quants
   static constexpr std::array<Part, 50> kQ6_K = Q6_KParts();
   static constexpr Part kIQ4_XS[] = {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}};  // d; scales_h; scales_l; quants
   switch (type) {
@@ -55,6 +56,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
     case quant::GgmlType::kQ5_1: return kQ5_1;
     case quant::GgmlType::kQ8_0: return kQ8_0;
     case quant::GgmlType::kQ4_K: return kQ4_K;
+    case quant::GgmlType::kQ5_K: return kQ5_K;
     case quant::GgmlType::kQ6_K: return kQ6_K;
     case quant::GgmlType::kIQ4_NL: return kQ4_0;  // the same bytes as q4_0; only the codebook differs
     case quant::GgmlType::kIQ4_XS: return kIQ4_XS;

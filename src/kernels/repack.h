@@ -18,6 +18,8 @@
 //     bytes), then ql and qh by 4-byte groups in the order the kernel reads
 //     them: for half h = 0, 1 and t = 0..7, the groups at ql[64h + 4t],
 //     ql[64h + 32 + 4t] and qh[32h + 4t] (16 x 96 bytes);
+//   q5_K (176 bytes): q4_K's parts with the 32 bytes of qh (8 x 32 bytes)
+//     between the scales and the quants;
 //   iq4_nl (18 bytes): as q4_0;
 //   iq4_xs (136 bytes): d, scales_h (2 bytes of each row), scales_l (one
 //     4-byte word per row: 32 bytes), the 128 quant bytes by 4-byte groups.
@@ -26,7 +28,7 @@
 // last n_rows % 8 rows stay as they were (row layout) after the groups.
 // Same bytes, same size: only the order.
 //
-// Which matrices are repacked: q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q6_K, iq4_nl and
+// Which matrices are repacked: q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl and
 // iq4_xs ones of at least 8 rows, when the CPU runs a kernel target with row-group kernels
 // (x86 AVX2 and up). The optimized kernels on other targets read the layout too (by
 // restoring a group's rows on the fly), so results never depend on it.

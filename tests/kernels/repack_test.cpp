@@ -99,7 +99,7 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
 
 INSTANTIATE_TEST_SUITE_P(Types, RepackTest,
                          ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
-                                           GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ6_K, GgmlType::kIQ4_NL,
+                                           GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K, GgmlType::kIQ4_NL,
                                            GgmlType::kIQ4_XS),
                          [](const auto& info) { return std::string(quant::GetType(info.param).name); });
 
@@ -107,10 +107,10 @@ TEST(Repack, OnlyRowLayoutTypesWithGroupsOfAtLeastOneGroup) {
   std::mt19937_64 rng(FreshSeed());
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kTQ2_0));
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kF16));
-  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ5_K));
+  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ3_K));
   EXPECT_TRUE(HasRowGroupLayout(GgmlType::kQ6_K));
   EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ5_0), 64, 7, rng).m));
-  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ5_K), 256, 16, rng).m));
+  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ3_K), 256, 16, rng).m));
   Weights w = RandomWeights(quant::GetType(GgmlType::kQ4_0), 64, 16, rng);
   std::vector<uint8_t> packed(w.bytes.size());
   EXPECT_FALSE(ShouldRepack(RepackRowGroups(w.m, packed.data())));  // already repacked

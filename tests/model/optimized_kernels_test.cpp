@@ -83,7 +83,7 @@ TEST_P(OptimizedKernelsTest, BatchInvariantAndCloseToTheReference) {
 INSTANTIATE_TEST_SUITE_P(Types, OptimizedKernelsTest,
                          ::testing::Values(quant::GgmlType::kTQ2_0, quant::GgmlType::kTQ1_0, quant::GgmlType::kQ4_0,
                                            quant::GgmlType::kQ8_0, quant::GgmlType::kQ2_K, quant::GgmlType::kQ3_K,
-                                           quant::GgmlType::kQ4_K, quant::GgmlType::kQ6_K, quant::GgmlType::kIQ4_NL,
+                                           quant::GgmlType::kQ4_K, quant::GgmlType::kQ5_K, quant::GgmlType::kQ6_K, quant::GgmlType::kIQ4_NL,
                                            quant::GgmlType::kIQ4_XS, quant::GgmlType::kF16),
                          TypeName);
 
