@@ -517,6 +517,25 @@ HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
   return rest;
 }
 
+#ifdef TRIT_X86_256
+// A row-group matrix (g.row_groups) one group of 8 weight rows at a time:
+// rows8(rows, group) with rows an integral_constant of the activation row
+// count (1 for decode, kGroupRowTile for full tiles, 0: read at run time).
+template <class Rows8>
+HWY_INLINE void EachRowGroup(const QuantDotArgs& g, const Rows8& rows8) {
+  QuantDotArgs group = g;
+  for (; group.n_w > 0; group.n_w -= 8, group.w += 8 * g.w_row_bytes, group.y += 8) {
+    if (g.n_a == 1) {
+      rows8(std::integral_constant<int64_t, 1>(), group);
+    } else if (g.n_a == kGroupRowTile) {
+      rows8(std::integral_constant<int64_t, kGroupRowTile>(), group);
+    } else {
+      rows8(std::integral_constant<int64_t, 0>(), group);
+    }
+  }
+}
+#endif
+
 // Row-group layout on targets without an 8-row kernel: each group's rows
 // restored to row layout, then the one-row kernel (the same bits).
 template <void (*kRowKernel)(const QuantDotArgs&)>

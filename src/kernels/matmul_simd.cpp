@@ -1031,12 +1031,7 @@ HWY_INLINE void DotQ4_KOrQ5_K(const QuantDotArgs& g) {
     return;
   }
 #ifdef TRIT_X86_256
-  QuantDotArgs group = g;
-  for (; group.n_w > 0; group.n_w -= 8, group.w += 8 * g.w_row_bytes, group.y += 8) {
-    g.n_a == 1                 ? DotQ4_KRows8<1, kFive>(group)
-    : g.n_a == kGroupRowTile   ? DotQ4_KRows8<kGroupRowTile, kFive>(group)
-                               : DotQ4_KRows8<0, kFive>(group);
-  }
+  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotQ4_KRows8<decltype(rows)::value, kFive>(group); });
 #else
   FromRowGroups<kRowLayout>(g, kFive ? quant::GgmlType::kQ5_K : quant::GgmlType::kQ4_K);
 #endif
@@ -1050,12 +1045,7 @@ void DotQ6_KKernel(const QuantDotArgs& g) {
     return;
   }
 #ifdef TRIT_X86_256
-  QuantDotArgs group = g;
-  for (; group.n_w > 0; group.n_w -= 8, group.w += 8 * g.w_row_bytes, group.y += 8) {
-    g.n_a == 1               ? DotQ6_KRows8<1>(group)
-    : g.n_a == kGroupRowTile ? DotQ6_KRows8<kGroupRowTile>(group)
-                             : DotQ6_KRows8<0>(group);
-  }
+  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotQ6_KRows8<decltype(rows)::value>(group); });
 #else
   FromRowGroups<DotQ6_KRowLayout>(g, quant::GgmlType::kQ6_K);
 #endif

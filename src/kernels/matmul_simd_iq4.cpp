@@ -16,7 +16,6 @@
 
 #include <cstring>
 
-#include "quant/block_formats.h"
 #include "quant/iq_quants.h"
 
 #undef HWY_TARGET_INCLUDE
@@ -40,16 +39,8 @@ constexpr int64_t kNlBytes = 18;   // iq4_nl: d, qs[16]
 constexpr int64_t kXsBytes = 136;  // iq4_xs: d, scales_h[2], scales_l[4], qs[128]
 constexpr int64_t kXsQs = 8;
 
-// The 6-bit scale of sub-block i of an iq4_xs block, less 32 (-32..31):
-// low 4 bits at bit 4i of scales_l, high 2 at bit 2i of scales_h (both
-// little-endian), as quant::IQ4XSScale reads them.
-HWY_INLINE int32_t XsScale(const uint8_t* block, int i) {
-  uint16_t high;
-  uint32_t low;
-  std::memcpy(&high, block + 2, 2);
-  std::memcpy(&low, block + 4, 4);
-  return static_cast<int32_t>(((low >> (4 * i)) & 15) | (((high >> (2 * i)) & 3u) << 4)) - 32;
-}
+// The 6-bit scale of sub-block i of an iq4_xs block, less 32 (-32..31).
+HWY_INLINE int32_t XsScale(const uint8_t* block, int i) { return quant::IQ4XSScale(block + 2, block + 4, i) - 32; }
 
 #ifdef TRIT_X86_256
 // The codebook in both 128-bit halves (pshufb looks up within a half).
@@ -252,12 +243,7 @@ void DotIQ4_XSKernel(const QuantDotArgs& g) {
     return;
   }
 #ifdef TRIT_X86_256
-  QuantDotArgs group = g;
-  for (; group.n_w > 0; group.n_w -= 8, group.w += 8 * g.w_row_bytes, group.y += 8) {
-    g.n_a == 1               ? DotIQ4_XSRows8<1>(group)
-    : g.n_a == kGroupRowTile ? DotIQ4_XSRows8<kGroupRowTile>(group)
-                             : DotIQ4_XSRows8<0>(group);
-  }
+  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotIQ4_XSRows8<decltype(rows)::value>(group); });
 #else
   FromRowGroups<DotIQ4_XSRowLayout>(g, quant::GgmlType::kIQ4_XS);
 #endif

@@ -100,12 +100,6 @@ void PackNibbles(const uint8_t* q, uint8_t* qs) {
 
 }  // namespace
 
-int IQ4XSScale(const uint8_t* scales_h, const uint8_t* scales_l, int ib) {
-  const int low = (scales_l[ib / 2] >> (4 * (ib % 2))) & 0x0F;
-  const int high = (LoadU16(scales_h) >> (2 * ib)) & 3;
-  return low | (high << 4);
-}
-
 // --- Dequantization: ggml's float expressions ---
 
 void DequantizeRowIQ4_NL(const void* src, float* dst, int64_t n) {

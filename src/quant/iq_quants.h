@@ -30,6 +30,11 @@ void QuantizeRowIQ4_XS(const float* src, void* dst, int64_t n);
 // sub-block ib (0..7) of an IQ4_XS block: low 4 bits in scales_l[ib / 2]
 // (low nibble for even ib), high 2 bits at bit 2 ib of the little-endian
 // uint16 scales_h.
-int IQ4XSScale(const uint8_t* scales_h, const uint8_t* scales_l, int ib);
+// (Inline: the kernels read it per sub-block.)
+inline int IQ4XSScale(const uint8_t* scales_h, const uint8_t* scales_l, int ib) {
+  const int low = (scales_l[ib / 2] >> (4 * (ib % 2))) & 0x0F;
+  const int high = ((scales_h[0] | (scales_h[1] << 8)) >> (2 * ib)) & 3;
+  return low | (high << 4);
+}
 
 }  // namespace trit::quant
