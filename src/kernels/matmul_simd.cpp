@@ -869,10 +869,9 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
       std::memcpy(&bits, g.a + r * g.a_stride + b * 256 + 64 * j + 4 * s + plus, 4);
       return hn::BitCast(d8, hn::Set(d32, bits));
     };
+#if HWY_TARGET == HWY_AVX3_DL
+    // VNNI: one exact dot step per unit and row, then the scale multiply.
     for (int64_t j = 0; j < 4; ++j) {
-      // One exact dot step per unit and row. (Summing the maddubs pairs in
-      // int16 before one madd against the scales, 4 rows at a time, measured
-      // slower in prefill on Zen 3: 72 vs 91 tok/s, TinyLlama Q4_K_M.)
       V32 s_lo[kGroupRowTile], s_hi[kGroupRowTile];
       for (int64_t r = 0; r < n_a; ++r) s_lo[r] = s_hi[r] = hn::Zero(d32);
       for (int64_t s = 0; s < 8; ++s) {
@@ -885,10 +884,59 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
       }
       for (int64_t r = 0; r < n_a; ++r) a_int[r] = a_int[r] + s_lo[r] * sc[2 * j] + s_hi[r] * sc[2 * j + 1];
     }
+#else
+    // Per sub-block (2j + half) and activation row, the maddubs pairs of its
+    // 8 units add up in int16 (4-bit: 8 * 2 * 15 * 128 = 30720; 5-bit: two
+    // runs of 4 units, 4 * 2 * 31 * 128 = 31744: never past 32767, so the
+    // integers are exact), then one madd against the rows' scale in both
+    // int16 halves of each lane scales and sums them into int32. One half at
+    // a time keeps the 8 rows' int16 sums and the quants in registers.
+    // (Rolled over j, unrolled inside: a rolled unit loop kept a run-time
+    // branch on the half.)
+    constexpr int64_t kRun = kFive ? 4 : 8;
+#pragma GCC unroll 1
+    for (int64_t j = 0; j < 4; ++j) {
+#pragma GCC unroll 2
+      for (int64_t half = 0; half < 2; ++half) {
+        const __m256i scale = _mm256_or_si256(sc[2 * j + half].raw, _mm256_slli_epi32(sc[2 * j + half].raw, 16));
+#pragma GCC unroll 2
+        for (int64_t s0 = 0; s0 < 8; s0 += kRun) {
+          __m256i s16[kGroupRowTile];
+          for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+          for (int64_t s = s0; s < s0 + kRun; ++s) {
+            VU8 lo, hi;
+            quants(j, s, lo, hi);
+            const __m256i q = half == 0 ? lo.raw : hi.raw;
+            for (int64_t r = 0; r < n_a; ++r) {
+              s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(q, group(r, j, s, 32 * half).raw));
+              // Opaque to GCC 12's reassociation, which otherwise sums the
+              // run as a tree and spills the maddubs results waiting for it.
+              asm("" : "+x"(s16[r]));
+            }
+          }
+          for (int64_t r = 0; r < n_a; ++r) a_int[r] = a_int[r] + V32{_mm256_madd_epi16(s16[r], scale)};
+        }
+      }
+    }
+#endif
+    // B by madds of the rows' min pairs (2t, 2t + 1 in the int16 halves of
+    // each lane; mins < 64) against the activation sums' pairs (|sum| <=
+    // 32 * 128, exact in int16): the same integer, 4 madds for 8 multiplies.
+    __m256i mn_pair[4];
+    for (int t = 0; t < 4; ++t) mn_pair[t] = _mm256_or_si256(mn[2 * t].raw, _mm256_slli_epi32(mn[2 * t + 1].raw, 16));
     for (int64_t r = 0; r < n_a; ++r) {
       const int32_t* sums = g.a_sum32 + r * sub_stride + b * 8;
+      HWY_ALIGN int16_t sums16[8];
+      _mm_store_si128(reinterpret_cast<__m128i*>(sums16),
+                      _mm_packs_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sums)),
+                                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(sums + 4))));
       V32 b_int = hn::Zero(d32);
-      for (int s = 0; s < 8; ++s) b_int = b_int + mn[s] * hn::Set(d32, sums[s]);
+      for (int t = 0; t < 4; ++t) {
+        int32_t pair;
+        std::memcpy(&pair, sums16 + 2 * t, 4);
+        b_int = b_int + V32{_mm256_madd_epi16(mn_pair[t], _mm256_set1_epi32(pair))};
+      }
       const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
       acc[r][k] = acc[r][k] + ((d * da) * hn::ConvertTo(df, a_int[r]) - (dmin * da) * hn::ConvertTo(df, b_int));
     }
@@ -964,26 +1012,34 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 4
       for (int t0 = 0; t0 < 8; t0 += 2) {  // units t0 and t0 + 1: the same sub-blocks
-        __m256i q[2][4];
-        for (int u = 0; u < 2; ++u) {
-          const int t = t0 + u;
-          const uint8_t* run = p + kRuns + 96 * (8 * h + t);
-          const __m256i ql_a = load(run), ql_b = load(run + 32), qh = load(run + 64);
-          auto low = [&](__m256i v) { return _mm256_and_si256(v, m4); };
-          auto high = [&](__m256i v) { return _mm256_and_si256(v, m30); };  // bits 4, 5
-          q[u][0] = _mm256_or_si256(low(ql_a), high(_mm256_slli_epi16(qh, 4)));
-          q[u][1] = _mm256_or_si256(low(ql_b), high(_mm256_slli_epi16(qh, 2)));
-          q[u][2] = _mm256_or_si256(low(_mm256_srli_epi16(ql_a, 4)), high(qh));
-          q[u][3] = _mm256_or_si256(low(_mm256_srli_epi16(ql_b, 4)), high(_mm256_srli_epi16(qh, 2)));
-        }
+        auto low = [&](__m256i v) { return _mm256_and_si256(v, m4); };
+        auto high = [&](__m256i v) { return _mm256_and_si256(v, m30); };  // bits 4, 5
+#pragma GCC unroll 4
         for (int i = 0; i < 4; ++i) {
+          // Quants i of units t0, t0 + 1, made here from loads (the caches'
+          // bytes again) so that only two quant vectors and the 8 rows'
+          // sums are live.
+          __m256i q[2];
+          for (int u = 0; u < 2; ++u) {
+            const uint8_t* run = p + kRuns + 96 * (8 * h + t0 + u);
+            const __m256i ql = load(run + 32 * (i & 1)), qh = load(run + 64);
+            const __m256i nib = i < 2 ? low(ql) : low(_mm256_srli_epi16(ql, 4));
+            const __m256i top = i == 0 ? _mm256_slli_epi16(qh, 4)
+                                : i == 1 ? _mm256_slli_epi16(qh, 2)
+                                : i == 2 ? qh
+                                         : _mm256_srli_epi16(qh, 2);
+            q[u] = _mm256_or_si256(nib, high(top));
+          }
           const __m256i scale = sc[8 * h + 2 * i + t0 / 4];
           for (int64_t r = 0; r < n_a; ++r) {
             const int8_t* a = g.a + r * g.a_stride + b * 256 + 128 * h + 32 * i + 4 * t0;
             // Two pairs' sums <= 2 * 2 * 63 * 127 < 32768: exact in int16.
-            const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(q[0][i], broadcast(a)),
-                                                   _mm256_maddubs_epi16(q[1][i], broadcast(a + 4)));
+            const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(q[0], broadcast(a)),
+                                                   _mm256_maddubs_epi16(q[1], broadcast(a + 4)));
             total[r] = total[r] + V32{_mm256_madd_epi16(pairs, scale)};
+            // Opaque to GCC 12's reassociation, which otherwise sums the
+            // block as a tree and spills the madd results waiting for it.
+            asm("" : "+x"(total[r].raw));
           }
         }
       }
