@@ -739,8 +739,89 @@ void DotQ6_KRows(const QuantDotArgs& g) {
 #endif
 }
 
-void DotTQ2_0Kernel(const QuantDotArgs& g) {
+#ifdef TRIT_X86_256
+// TQ2_0 from the row-group layout (repack.h: the 8 rows' d, then qs by
+// 4-byte units), one group of 8 weight rows: lane j of every vector belongs
+// to row j. Unit u holds bytes 4u..4u+3 of the rows' qs: at shift 2l, trits
+// + 1 of elements 128 (u / 8) + 32 l + 4 (u % 8) + 0..3, one maddubs step per
+// activation row against one broadcast group. The steps of a half block add
+// up in int16 (32 * 2 * 2 * 127 = 16256), then one madd per row and half.
+// The integer per (row, block) is DotTQ2_0Rows's sum (t + 1) a - sum a and
+// the float step QuantRows's, so the bits are the one-row kernel's.
+template <int64_t kRows>
+void DotTQ2_0Rows8(const QuantDotArgs& g) {
+  constexpr int64_t kBlock = 66;
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D32 d32;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  const __m256i three = _mm256_set1_epi8(3);
+  const __m256i ones = _mm256_set1_epi16(1);
+  VF acc[kGroupRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  auto one_block = [&](int64_t b, int64_t k) {
+    const uint8_t* p = g.w + b * 8 * kBlock;
+    const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    const uint8_t* qs = p + 16;
+    // One pointer per row: the unrolled steps address it by displacements.
+    const int8_t* a_row[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
+    V32 total[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+#pragma GCC unroll 1
+    for (int64_t half = 0; half < 2; ++half) {
+      __m256i s16[kGroupRowTile];
+      for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
+#pragma GCC unroll 8
+      for (int64_t u = 0; u < 8; ++u) {
+        const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qs + 32 * (8 * half + u)));
+#pragma GCC unroll 4
+        for (int64_t l = 0; l < 4; ++l) {
+          // 16-bit shifts: the bits that cross into a byte are masked off.
+          const __m256i t = _mm256_and_si256(l == 0 ? q : _mm256_srli_epi16(q, static_cast<int>(2 * l)), three);
+          for (int64_t r = 0; r < n_a; ++r) {
+            int32_t bits;
+            std::memcpy(&bits, a_row[r] + 128 * half + 32 * l + 4 * u, 4);
+            s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(t, _mm256_set1_epi32(bits)));
+            // Opaque to GCC 12's reassociation, which otherwise sums the
+            // run as a tree and spills the maddubs results waiting for it.
+            asm("" : "+x"(s16[r]));
+          }
+        }
+      }
+      for (int64_t r = 0; r < n_a; ++r) total[r] = total[r] + V32{_mm256_madd_epi16(s16[r], ones)};
+    }
+    for (int64_t r = 0; r < n_a; ++r) {
+      const V32 isum = total[r] - hn::Set(d32, g.a_sum[r * g.n_blocks + b]);
+      const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
+      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, isum);
+    }
+  };
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
+  }
+}
+#endif
+
+void DotTQ2_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotTQ2_0Rows<decltype(rows)::value>(g); });
+}
+void DotTQ2_0Kernel(const QuantDotArgs& g) {
+  if (!g.row_groups) {
+    DotTQ2_0RowLayout(g);
+    return;
+  }
+#ifdef TRIT_X86_256
+  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotTQ2_0Rows8<decltype(rows)::value>(group); });
+#else
+  FromRowGroups<DotTQ2_0RowLayout>(g, quant::GgmlType::kTQ2_0);
+#endif
 }
 void DotTQ1_0Kernel(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotTQ1_0Rows<decltype(rows)::value>(g); });
@@ -896,6 +977,10 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
     constexpr int64_t kRun = kFive ? 4 : 8;
 #pragma GCC unroll 1
     for (int64_t j = 0; j < 4; ++j) {
+      // The rows' activations of sub-blocks 2j, 2j + 1: one pointer per row,
+      // so that the unrolled units address them by displacements.
+      const int8_t* a_row[kGroupRowTile];
+      for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256 + 64 * j;
 #pragma GCC unroll 2
       for (int64_t half = 0; half < 2; ++half) {
         const __m256i scale = _mm256_or_si256(sc[2 * j + half].raw, _mm256_slli_epi32(sc[2 * j + half].raw, 16));
@@ -909,7 +994,9 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
             quants(j, s, lo, hi);
             const __m256i q = half == 0 ? lo.raw : hi.raw;
             for (int64_t r = 0; r < n_a; ++r) {
-              s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(q, group(r, j, s, 32 * half).raw));
+              int32_t bits;
+              std::memcpy(&bits, a_row[r] + 4 * s + 32 * half, 4);
+              s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(q, _mm256_set1_epi32(bits)));
               // Opaque to GCC 12's reassociation, which otherwise sums the
               // run as a tree and spills the maddubs results waiting for it.
               asm("" : "+x"(s16[r]));
@@ -1008,6 +1095,9 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
     }
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+    // One pointer per row: the unrolled steps address it by displacements.
+    const int8_t* a_row[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 4
@@ -1032,7 +1122,7 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
           }
           const __m256i scale = sc[8 * h + 2 * i + t0 / 4];
           for (int64_t r = 0; r < n_a; ++r) {
-            const int8_t* a = g.a + r * g.a_stride + b * 256 + 128 * h + 32 * i + 4 * t0;
+            const int8_t* a = a_row[r] + 128 * h + 32 * i + 4 * t0;
             // Two pairs' sums <= 2 * 2 * 63 * 127 < 32768: exact in int16.
             const __m256i pairs = _mm256_add_epi16(_mm256_maddubs_epi16(q[0], broadcast(a)),
                                                    _mm256_maddubs_epi16(q[1], broadcast(a + 4)));
