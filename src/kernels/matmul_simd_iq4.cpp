@@ -186,6 +186,9 @@ void DotIQ4_XSRows8(const QuantDotArgs& g) {
     const __m256i low = load(p + 32);
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+    // One pointer per row: the unrolled steps address it by displacements.
+    const int8_t* a_row[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
     for (int i = 0; i < 8; ++i) {
       // ls - 32 of sub-block i per lane, in both int16 halves.
       const __m256i ls = _mm256_sub_epi32(
@@ -199,13 +202,15 @@ void DotIQ4_XSRows8(const QuantDotArgs& g) {
         const __m256i hi = _mm256_shuffle_epi8(codebook, _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble));
         const __m256i lo_abs = _mm256_sign_epi8(lo, lo), hi_abs = _mm256_sign_epi8(hi, hi);
         for (int64_t r = 0; r < n_a; ++r) {
-          const int8_t* a = g.a + r * g.a_stride + b * 256 + 32 * i + 4 * t;
+          const int8_t* a = a_row[r] + 32 * i + 4 * t;
           int32_t lo_group, hi_group;
           std::memcpy(&lo_group, a, 4);
           std::memcpy(&hi_group, a + 16, 4);
           const __m256i p_lo = _mm256_maddubs_epi16(lo_abs, _mm256_sign_epi8(_mm256_set1_epi32(lo_group), lo));
           const __m256i p_hi = _mm256_maddubs_epi16(hi_abs, _mm256_sign_epi8(_mm256_set1_epi32(hi_group), hi));
           total[r] = total[r] + V32{_mm256_madd_epi16(p_lo, ls16)} + V32{_mm256_madd_epi16(p_hi, ls16)};
+          // Opaque to GCC 12's reassociation (see DotQ4_KRows8).
+          asm("" : "+x"(total[r].raw));
         }
       }
     }
