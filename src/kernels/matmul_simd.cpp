@@ -823,8 +823,96 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
   FromRowGroups<DotTQ2_0RowLayout>(g, quant::GgmlType::kTQ2_0);
 #endif
 }
-void DotTQ1_0Kernel(const QuantDotArgs& g) {
+#ifdef TRIT_X86_256
+// TQ1_0 from the row-group layout (repack.h: the 8 rows' d, then qs by
+// 4-byte units, then the rows' qh words), one group of 8 weight rows: lane j
+// of every vector belongs to row j. The bytes of a unit, kept top-bit
+// flipped through the powers of 3 as DotTQ1_0Rows does, give at power k the
+// trits of 4 consecutive elements of the 8 rows: 32k + 4u (qs unit u < 8),
+// 160 + 16k + 4 (u - 8) (u = 8..11), 240 + 4k (qh, k < 4). One maddubs step
+// per power and activation row; the steps add up in int16 in two runs (40
+// and 24 steps of at most 2 * 2 * 127), one madd each. The integer per (row,
+// block) is DotTQ1_0Rows's sum t a - sum a and the float step QuantRows's,
+// so the bits are the one-row kernel's.
+template <int64_t kRows>
+void DotTQ1_0Rows8(const QuantDotArgs& g) {
+  constexpr int64_t kBlock = 54;
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const D32 d32;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  const __m256i ones = _mm256_set1_epi16(1);
+  VF acc[kGroupRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  auto one_block = [&](int64_t b, int64_t k) {
+    const uint8_t* p = g.w + b * 8 * kBlock;
+    const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    const uint8_t* units = p + 16;  // 12 qs units, then the qh unit
+    // One pointer per row: the unrolled steps address it by displacements.
+    const int8_t* a_row[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
+    V32 total[kGroupRowTile];
+    for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+    __m256i s16[kGroupRowTile];
+    // Unit u's powers: trits of elements first + step * k + 0..3.
+    auto unit = [&](int64_t u, int64_t n_powers, int64_t first, int64_t step) {
+      VU8 y = Flip(VU8{_mm256_loadu_si256(reinterpret_cast<const __m256i*>(units + 32 * u))});
+#pragma GCC unroll 5
+      for (int64_t pw = 0; pw < n_powers; ++pw) {
+        if (pw > 0) y = Times3(y);
+        const __m256i t = TritsOfFlipped(y).raw;
+        for (int64_t r = 0; r < n_a; ++r) {
+          int32_t bits;
+          std::memcpy(&bits, a_row[r] + first + step * pw, 4);
+          s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(t, _mm256_set1_epi32(bits)));
+          // Opaque to GCC 12's reassociation (see DotQ4_KRows8).
+          asm("" : "+x"(s16[r]));
+        }
+      }
+    };
+    auto fold = [&] {
+      for (int64_t r = 0; r < n_a; ++r) total[r] = total[r] + V32{_mm256_madd_epi16(s16[r], ones)};
+    };
+    for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
+#pragma GCC unroll 1
+    for (int64_t u = 0; u < 8; ++u) unit(u, 5, 4 * u, 32);
+    fold();
+    for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
+#pragma GCC unroll 1
+    for (int64_t u = 8; u < 12; ++u) unit(u, 5, 160 + 4 * (u - 8), 16);
+    unit(12, 4, 240, 4);
+    fold();
+    for (int64_t r = 0; r < n_a; ++r) {
+      const V32 isum = total[r] - hn::Set(d32, g.a_sum[r * g.n_blocks + b]);
+      const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
+      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, isum);
+    }
+  };
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
+  }
+}
+#endif
+
+void DotTQ1_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotTQ1_0Rows<decltype(rows)::value>(g); });
+}
+void DotTQ1_0Kernel(const QuantDotArgs& g) {
+  if (!g.row_groups) {
+    DotTQ1_0RowLayout(g);
+    return;
+  }
+#ifdef TRIT_X86_256
+  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotTQ1_0Rows8<decltype(rows)::value>(group); });
+#else
+  FromRowGroups<DotTQ1_0RowLayout>(g, quant::GgmlType::kTQ1_0);
+#endif
 }
 void DotQ4_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ4_0Rows<decltype(rows)::value>(g); });

@@ -50,6 +50,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
   static constexpr std::array<Part, 50> kQ6_K = Q6_KParts();
   static constexpr Part kIQ4_XS[] = {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}};  // d; scales_h; scales_l; quants
   static constexpr Part kTQ2_0[] = {{64, 2, 2}, {0, 64, 4}};  // d; quants by 4-byte groups
+  static constexpr Part kTQ1_0[] = {{52, 2, 2}, {0, 48, 4}, {48, 4, 4}};  // d; qs by 4-byte groups; qh
   switch (type) {
     case quant::GgmlType::kQ4_0: return kQ4_0;
     case quant::GgmlType::kQ4_1: return kQ4_1;
@@ -62,6 +63,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
     case quant::GgmlType::kIQ4_NL: return kQ4_0;  // the same bytes as q4_0; only the codebook differs
     case quant::GgmlType::kIQ4_XS: return kIQ4_XS;
     case quant::GgmlType::kTQ2_0: return kTQ2_0;
+    case quant::GgmlType::kTQ1_0: return kTQ1_0;
     default: return {};
   }
 }

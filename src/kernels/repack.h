@@ -24,14 +24,16 @@
 //   iq4_xs (136 bytes): d, scales_h (2 bytes of each row), scales_l (one
 //     4-byte word per row: 32 bytes), the 128 quant bytes by 4-byte groups;
 //   tq2_0 (66 bytes): d, then the 64 bytes of qs by 4-byte groups (16 x 32
-//     bytes).
+//     bytes);
+//   tq1_0 (54 bytes): d, the 48 bytes of qs by 4-byte groups (12 x 32
+//     bytes), then qh (one 4-byte word per row: 32 bytes).
 // One load then gives 4 quants of 8 rows, and a block's 8 integer sums come
 // out of the dot-product steps already reduced (no horizontal adds). The
 // last n_rows % 8 rows stay as they were (row layout) after the groups.
 // Same bytes, same size: only the order.
 //
 // Which matrices are repacked: q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl,
-// iq4_xs and tq2_0 ones of at least 8 rows, when the CPU runs a kernel target with row-group kernels
+// iq4_xs, tq2_0 and tq1_0 ones of at least 8 rows, when the CPU runs a kernel target with row-group kernels
 // (x86 AVX2 and up). The optimized kernels on other targets read the layout too (by
 // restoring a group's rows on the fly), so results never depend on it.
 #pragma once

@@ -100,12 +100,12 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
 INSTANTIATE_TEST_SUITE_P(Types, RepackTest,
                          ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                                            GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K, GgmlType::kIQ4_NL,
-                                           GgmlType::kIQ4_XS, GgmlType::kTQ2_0),
+                                           GgmlType::kIQ4_XS, GgmlType::kTQ2_0, GgmlType::kTQ1_0),
                          [](const auto& info) { return std::string(quant::GetType(info.param).name); });
 
 TEST(Repack, OnlyRowLayoutTypesWithGroupsOfAtLeastOneGroup) {
   std::mt19937_64 rng(FreshSeed());
-  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kTQ1_0));
+  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ2_K));
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kF16));
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ3_K));
   EXPECT_TRUE(HasRowGroupLayout(GgmlType::kQ6_K));
