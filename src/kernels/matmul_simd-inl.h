@@ -1,12 +1,13 @@
 // The shared pieces of the quantized matmul kernels (matmul_simd.h) for the
-// files compiled once per Highway target (foreach_target): matmul_simd.cpp
-// and matmul_simd_kquants_low.cpp. The int8 dot-product steps (exact
+// files compiled once per Highway target (foreach_target): matmul_simd.cpp,
+// matmul_simd_iq4.cpp and matmul_simd_kquants_low.cpp. The int8 dot-product steps (exact
 // integers on every target), the per-block frames that fold 8 blocks' sums
-// into dot.h's 8 float lanes (QuantRows, QuantRowsWithMins) and the row-count
-// dispatch. Include after <hwy/highway.h>; the guard below is Highway's
-// per-target include idiom. Defines TRIT_X86 (x86 targets) and TRIT_X86_256
-// (256-bit ones) for the target being compiled; the including file #undefs
-// them at the end of its per-target part.
+// into dot.h's 8 float lanes (QuantRows, QuantRowsWithMins; Rows8Frame for
+// the 8-row kernels of row groups) and the dispatch by row count and layout
+// (RowLayoutOrGroups). Include after <hwy/highway.h>; the guard below is
+// Highway's per-target include idiom. Defines TRIT_X86 (x86 targets),
+// TRIT_X86_256 (256-bit ones) and TRIT_ROWS8 for the target being compiled;
+// the including file #undefs them at the end of its per-target part.
 #if defined(TRIT_KERNELS_MATMUL_SIMD_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef TRIT_KERNELS_MATMUL_SIMD_INL_H_
 #undef TRIT_KERNELS_MATMUL_SIMD_INL_H_
@@ -518,6 +519,38 @@ HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
 }
 
 #ifdef TRIT_X86_256
+// The frame of the 8-row kernels of 256-element blocks (one group of 8
+// weight rows from the row-group layout; lane j of every vector belongs to
+// row j): per activation row kGroup float accumulators, block b into
+// accumulator b % kGroup as the one-row kernels fold theirs, then dot.h's
+// tree into y. one_block(b, p, a_row, add) reads block b of the group at p
+// (block_bytes per row), row r's activations of the block at a_row[r] (one
+// pointer per row, so that unrolled steps address them by displacements),
+// and adds each row's float term by add(r, term).
+template <int64_t kRows, class OneBlock>
+HWY_INLINE void Rows8Frame(const QuantDotArgs& g, int64_t block_bytes, const OneBlock& one_block) {
+  static_assert(kGroup == 8, "dot.h's tree below folds 8 accumulators");
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  VF acc[kGroupRowTile][kGroup];
+  for (int64_t r = 0; r < n_a; ++r) {
+    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
+  }
+  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
+    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) {
+      const int64_t b = b0 + k;
+      const int8_t* a_row[kGroupRowTile];
+      for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
+      one_block(b, g.w + b * 8 * block_bytes, a_row, [&](int64_t r, VF term) { acc[r][k] = acc[r][k] + term; });
+    }
+  }
+  for (int64_t r = 0; r < n_a; ++r) {
+    const VF* l = acc[r];
+    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
+  }
+}
+
 // A row-group matrix (g.row_groups) one group of 8 weight rows at a time:
 // rows8(rows, group) with rows an integral_constant of the activation row
 // count (1 for decode, kGroupRowTile for full tiles, 0: read at run time).
@@ -559,6 +592,35 @@ HWY_INLINE void FromRowGroups(const QuantDotArgs& g, quant::GgmlType type) {
       kRowKernel(part);
     }
   }
+}
+
+// rows8 for RowLayoutOrGroups: the 8-row kernel template named (its row
+// count first, then any further template arguments), where the target has
+// one; elsewhere nothing (the name is not declared there).
+#undef TRIT_ROWS8
+#ifdef TRIT_X86_256
+#define TRIT_ROWS8(kernel, ...) \
+  [](auto rows, const QuantDotArgs& group) { kernel<decltype(rows)::value __VA_OPT__(, ) __VA_ARGS__>(group); }
+#else
+#define TRIT_ROWS8(kernel, ...) nullptr
+#endif
+
+// A kernel of a type with both layouts: row layout by the one-row kernel;
+// row groups by the 8-row one (rows8 = TRIT_ROWS8(...)) where the target has
+// it, else each group restored to rows on the fly. The same bits either way.
+template <void (*kRowLayout)(const QuantDotArgs&), class Rows8>
+HWY_INLINE void RowLayoutOrGroups(const QuantDotArgs& g, quant::GgmlType type, const Rows8& rows8) {
+  if (!g.row_groups) {
+    kRowLayout(g);
+    return;
+  }
+#ifdef TRIT_X86_256
+  (void)type;
+  EachRowGroup(g, rows8);
+#else
+  (void)rows8;
+  FromRowGroups<kRowLayout>(g, type);
+#endif
 }
 
 // The exported kernels: one row (decode) and full tiles (batches) compiled

@@ -107,6 +107,16 @@ HWY_INLINE VU8 TritsOfFlipped(VU8 z) {
   const auto c2 = hn::VecFromMask(d8, hn::Gt(zs, hn::Set(d8, int8_t{42})));   // y >= 171
   return hn::BitCast(DU8(), hn::Abs(c1 + c2));
 }
+// The same with the thresholds in registers that GCC 12 cannot see into:
+// with constants it rewrites z > -43 as z >= -42 and emits that as vpminsb
+// and vpcmpeqb, two operations for one (in the hot loop of tq1_0's decode).
+struct TritThresholds {
+  __m256i low = _mm256_set1_epi8(-43), high = _mm256_set1_epi8(42);
+  TritThresholds() { asm("" : "+x"(low), "+x"(high)); }
+};
+HWY_INLINE __m256i TritsOfFlipped(__m256i z, const TritThresholds& c) {
+  return _mm256_abs_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(z, c.low), _mm256_cmpgt_epi8(z, c.high)));
+}
 HWY_INLINE VU8 Flip(VU8 y) { return hn::Xor(y, hn::Set(DU8(), uint8_t{0x80})); }
 HWY_INLINE VU8 TritsOf(VU8 y) { return TritsOfFlipped(Flip(y)); }
 HWY_INLINE VU8 Times3(VU8 y) { return y + y + y; }  // mod 256
@@ -750,24 +760,15 @@ void DotQ6_KRows(const QuantDotArgs& g) {
 // the float step QuantRows's, so the bits are the one-row kernel's.
 template <int64_t kRows>
 void DotTQ2_0Rows8(const QuantDotArgs& g) {
-  constexpr int64_t kBlock = 66;
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const D32 d32;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
   const __m256i three = _mm256_set1_epi8(3);
   const __m256i ones = _mm256_set1_epi16(1);
-  VF acc[kGroupRowTile][kGroup];
-  for (int64_t r = 0; r < n_a; ++r) {
-    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
-  }
-  auto one_block = [&](int64_t b, int64_t k) {
-    const uint8_t* p = g.w + b * 8 * kBlock;
+  Rows8Frame<kRows>(g, 66, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
     const uint8_t* qs = p + 16;
-    // One pointer per row: the unrolled steps address it by displacements.
-    const int8_t* a_row[kGroupRowTile];
-    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
 #pragma GCC unroll 1
@@ -796,16 +797,9 @@ void DotTQ2_0Rows8(const QuantDotArgs& g) {
     for (int64_t r = 0; r < n_a; ++r) {
       const V32 isum = total[r] - hn::Set(d32, g.a_sum[r * g.n_blocks + b]);
       const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
-      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, isum);
+      add(r, (d * da) * hn::ConvertTo(df, isum));
     }
-  };
-  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
-    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
-  }
-  for (int64_t r = 0; r < n_a; ++r) {
-    const VF* l = acc[r];
-    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
-  }
+  });
 }
 #endif
 
@@ -813,15 +807,7 @@ void DotTQ2_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotTQ2_0Rows<decltype(rows)::value>(g); });
 }
 void DotTQ2_0Kernel(const QuantDotArgs& g) {
-  if (!g.row_groups) {
-    DotTQ2_0RowLayout(g);
-    return;
-  }
-#ifdef TRIT_X86_256
-  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotTQ2_0Rows8<decltype(rows)::value>(group); });
-#else
-  FromRowGroups<DotTQ2_0RowLayout>(g, quant::GgmlType::kTQ2_0);
-#endif
+  RowLayoutOrGroups<DotTQ2_0RowLayout>(g, quant::GgmlType::kTQ2_0, TRIT_ROWS8(DotTQ2_0Rows8));
 }
 #ifdef TRIT_X86_256
 // TQ1_0 from the row-group layout (repack.h: the 8 rows' d, then qs by
@@ -836,23 +822,15 @@ void DotTQ2_0Kernel(const QuantDotArgs& g) {
 // so the bits are the one-row kernel's.
 template <int64_t kRows>
 void DotTQ1_0Rows8(const QuantDotArgs& g) {
-  constexpr int64_t kBlock = 54;
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
   const D32 d32;
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
   const __m256i ones = _mm256_set1_epi16(1);
-  VF acc[kGroupRowTile][kGroup];
-  for (int64_t r = 0; r < n_a; ++r) {
-    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
-  }
-  auto one_block = [&](int64_t b, int64_t k) {
-    const uint8_t* p = g.w + b * 8 * kBlock;
+  const TritThresholds thresholds;
+  Rows8Frame<kRows>(g, 54, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
     const uint8_t* units = p + 16;  // 12 qs units, then the qh unit
-    // One pointer per row: the unrolled steps address it by displacements.
-    const int8_t* a_row[kGroupRowTile];
-    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
     __m256i s16[kGroupRowTile];
@@ -862,7 +840,7 @@ void DotTQ1_0Rows8(const QuantDotArgs& g) {
 #pragma GCC unroll 5
       for (int64_t pw = 0; pw < n_powers; ++pw) {
         if (pw > 0) y = Times3(y);
-        const __m256i t = TritsOfFlipped(y).raw;
+        const __m256i t = TritsOfFlipped(y.raw, thresholds);
         for (int64_t r = 0; r < n_a; ++r) {
           int32_t bits;
           std::memcpy(&bits, a_row[r] + first + step * pw, 4);
@@ -875,28 +853,31 @@ void DotTQ1_0Rows8(const QuantDotArgs& g) {
     auto fold = [&] {
       for (int64_t r = 0; r < n_a; ++r) total[r] = total[r] + V32{_mm256_madd_epi16(s16[r], ones)};
     };
-    for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
+    // Units u0..u1 - 1 of 5 powers, unit u0's first element first: unrolled
+    // for decode (with a rolled loop GCC 12 kept the one row's running sum
+    // on the stack), rolled for tiles (8 rows' steps per unit are plenty).
+    auto run = [&](int64_t u0, int64_t u1, int64_t first, int64_t step) {
+      if constexpr (kRows == 1) {
+#pragma GCC unroll 8
+        for (int64_t u = u0; u < u1; ++u) unit(u, 5, first + 4 * (u - u0), step);
+      } else {
 #pragma GCC unroll 1
-    for (int64_t u = 0; u < 8; ++u) unit(u, 5, 4 * u, 32);
+        for (int64_t u = u0; u < u1; ++u) unit(u, 5, first + 4 * (u - u0), step);
+      }
+    };
+    for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
+    run(0, 8, 0, 32);
     fold();
     for (int64_t r = 0; r < n_a; ++r) s16[r] = _mm256_setzero_si256();
-#pragma GCC unroll 1
-    for (int64_t u = 8; u < 12; ++u) unit(u, 5, 160 + 4 * (u - 8), 16);
+    run(8, 12, 160, 16);
     unit(12, 4, 240, 4);
     fold();
     for (int64_t r = 0; r < n_a; ++r) {
       const V32 isum = total[r] - hn::Set(d32, g.a_sum[r * g.n_blocks + b]);
       const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
-      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, isum);
+      add(r, (d * da) * hn::ConvertTo(df, isum));
     }
-  };
-  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
-    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
-  }
-  for (int64_t r = 0; r < n_a; ++r) {
-    const VF* l = acc[r];
-    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
-  }
+  });
 }
 #endif
 
@@ -904,15 +885,7 @@ void DotTQ1_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotTQ1_0Rows<decltype(rows)::value>(g); });
 }
 void DotTQ1_0Kernel(const QuantDotArgs& g) {
-  if (!g.row_groups) {
-    DotTQ1_0RowLayout(g);
-    return;
-  }
-#ifdef TRIT_X86_256
-  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotTQ1_0Rows8<decltype(rows)::value>(group); });
-#else
-  FromRowGroups<DotTQ1_0RowLayout>(g, quant::GgmlType::kTQ1_0);
-#endif
+  RowLayoutOrGroups<DotTQ1_0RowLayout>(g, quant::GgmlType::kTQ1_0, TRIT_ROWS8(DotTQ1_0Rows8));
 }
 void DotQ4_0RowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ4_0Rows<decltype(rows)::value>(g); });
@@ -990,13 +963,8 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
   const __m256i byte = _mm256_set1_epi32(0xFF);
   const __m256i low6 = _mm256_set1_epi32(0x3F3F3F3F), low4 = _mm256_set1_epi32(0x0F0F0F0F);
   const __m256i top2 = _mm256_set1_epi32(0x03030303);
-  VF acc[kGroupRowTile][kGroup];
-  for (int64_t r = 0; r < n_a; ++r) {
-    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
-  }
   auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
-  auto one_block = [&](int64_t b, int64_t k) {
-    const uint8_t* p = g.w + b * 8 * K::kBytes;
+  Rows8Frame<kRows>(g, K::kBytes, [&](int64_t b, const uint8_t* p, const int8_t* const* block_a, auto add) {
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
     const VF dmin{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))};
     const __m256i w0 = load(p + 32), w1 = load(p + 64), w2 = load(p + 96);
@@ -1035,7 +1003,7 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
     // Activations 4s.. of sub-block 2j (+ 32: 2j + 1) of row r, broadcast.
     auto group = [&](int64_t r, int64_t j, int64_t s, int64_t plus) {
       int32_t bits;
-      std::memcpy(&bits, g.a + r * g.a_stride + b * 256 + 64 * j + 4 * s + plus, 4);
+      std::memcpy(&bits, block_a[r] + 64 * j + 4 * s + plus, 4);
       return hn::BitCast(d8, hn::Set(d32, bits));
     };
 #if HWY_TARGET == HWY_AVX3_DL
@@ -1068,7 +1036,7 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
       // The rows' activations of sub-blocks 2j, 2j + 1: one pointer per row,
       // so that the unrolled units address them by displacements.
       const int8_t* a_row[kGroupRowTile];
-      for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256 + 64 * j;
+      for (int64_t r = 0; r < n_a; ++r) a_row[r] = block_a[r] + 64 * j;
 #pragma GCC unroll 2
       for (int64_t half = 0; half < 2; ++half) {
         const __m256i scale = _mm256_or_si256(sc[2 * j + half].raw, _mm256_slli_epi32(sc[2 * j + half].raw, 16));
@@ -1113,16 +1081,9 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
         b_int = b_int + V32{_mm256_madd_epi16(mn_pair[t], _mm256_set1_epi32(pair))};
       }
       const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
-      acc[r][k] = acc[r][k] + ((d * da) * hn::ConvertTo(df, a_int[r]) - (dmin * da) * hn::ConvertTo(df, b_int));
+      add(r, (d * da) * hn::ConvertTo(df, a_int[r]) - (dmin * da) * hn::ConvertTo(df, b_int));
     }
-  };
-  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
-    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
-  }
-  for (int64_t r = 0; r < n_a; ++r) {
-    const VF* l = acc[r];
-    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
-  }
+  });
 }
 
 // Per 32-bit lane L of each 128-bit half, bytes 4L + i[0..3]: a pshufb
@@ -1154,10 +1115,6 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
   using VF = hn::VFromD<decltype(df)>;
   const int64_t sums_stride = g.a_stride / 16;
   const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
-  VF acc[kGroupRowTile][kGroup];
-  for (int64_t r = 0; r < n_a; ++r) {
-    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
-  }
   auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
   auto broadcast = [](const void* at) {
     int32_t bits;
@@ -1167,8 +1124,7 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
   // Offsets of the parts in a group's block of 8 x 210 bytes; the quants
   // come as 16 runs of 3 units (ql_a, ql_b, qh), unit t of half h in run 8h + t.
   constexpr int64_t kD = 0, kScales = 16, kRuns = kScales + 8 * 16;
-  auto one_block = [&](int64_t b, int64_t k) {
-    const uint8_t* p = g.w + b * 8 * 210;
+  Rows8Frame<kRows>(g, 210, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + kD)))};
     // Scale word w holds the rows' scales 4w..4w+3 (int8). A byte moved to
     // the high half of an int16 and shifted back sign-extends it:
@@ -1183,9 +1139,6 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
     }
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
-    // One pointer per row: the unrolled steps address it by displacements.
-    const int8_t* a_row[kGroupRowTile];
-    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 4
@@ -1233,16 +1186,9 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
       V32 offset = hn::Zero(d32);
       for (int m = 0; m < 8; ++m) offset = offset + V32{_mm256_madd_epi16(pair[m], broadcast(sums16 + 2 * m))};
       const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
-      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, total[r] - hn::ShiftLeft<5>(offset));
+      add(r, (d * da) * hn::ConvertTo(df, total[r] - hn::ShiftLeft<5>(offset)));
     }
-  };
-  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
-    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
-  }
-  for (int64_t r = 0; r < n_a; ++r) {
-    const VF* l = acc[r];
-    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
-  }
+  });
 }
 #endif
 
@@ -1256,33 +1202,14 @@ void DotQ6_KRowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotQ6_KRows<decltype(rows)::value>(g); });
 }
 
-// q4_K and q5_K: row layout by the one-row kernel, row groups by the
-// 8-row one (targets without it restore the rows on the fly).
-template <bool kFive, void (*kRowLayout)(const QuantDotArgs&)>
-HWY_INLINE void DotQ4_KOrQ5_K(const QuantDotArgs& g) {
-  if (!g.row_groups) {
-    kRowLayout(g);
-    return;
-  }
-#ifdef TRIT_X86_256
-  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotQ4_KRows8<decltype(rows)::value, kFive>(group); });
-#else
-  FromRowGroups<kRowLayout>(g, kFive ? quant::GgmlType::kQ5_K : quant::GgmlType::kQ4_K);
-#endif
+void DotQ4_KKernel(const QuantDotArgs& g) {
+  RowLayoutOrGroups<DotQ4_KRowLayout>(g, quant::GgmlType::kQ4_K, TRIT_ROWS8(DotQ4_KRows8, false));
 }
-void DotQ4_KKernel(const QuantDotArgs& g) { DotQ4_KOrQ5_K<false, DotQ4_KRowLayout>(g); }
-void DotQ5_KKernel(const QuantDotArgs& g) { DotQ4_KOrQ5_K<true, DotQ5_KRowLayout>(g); }
-
+void DotQ5_KKernel(const QuantDotArgs& g) {
+  RowLayoutOrGroups<DotQ5_KRowLayout>(g, quant::GgmlType::kQ5_K, TRIT_ROWS8(DotQ4_KRows8, true));
+}
 void DotQ6_KKernel(const QuantDotArgs& g) {
-  if (!g.row_groups) {
-    DotQ6_KRowLayout(g);
-    return;
-  }
-#ifdef TRIT_X86_256
-  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotQ6_KRows8<decltype(rows)::value>(group); });
-#else
-  FromRowGroups<DotQ6_KRowLayout>(g, quant::GgmlType::kQ6_K);
-#endif
+  RowLayoutOrGroups<DotQ6_KRowLayout>(g, quant::GgmlType::kQ6_K, TRIT_ROWS8(DotQ6_KRows8));
 }
 
 // dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector
@@ -1380,6 +1307,7 @@ void DotBF16Kernel(const FloatDotArgs& g) {
 
 #undef TRIT_X86
 #undef TRIT_X86_256
+#undef TRIT_ROWS8
 
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels::simd

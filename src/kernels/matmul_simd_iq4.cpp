@@ -174,21 +174,13 @@ void DotIQ4_XSRows8(const QuantDotArgs& g) {
   using VF = hn::VFromD<decltype(df)>;
   const __m256i codebook = Codebook();
   const __m256i nibble = _mm256_set1_epi8(0x0F);
-  VF acc[kGroupRowTile][kGroup];
-  for (int64_t r = 0; r < n_a; ++r) {
-    for (int64_t k = 0; k < kGroup; ++k) acc[r][k] = hn::Zero(df);
-  }
   auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
-  auto one_block = [&](int64_t b, int64_t k) {
-    const uint8_t* p = g.w + b * 8 * kXsBytes;
+  Rows8Frame<kRows>(g, kXsBytes, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
     const __m256i high = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)));
     const __m256i low = load(p + 32);
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
-    // One pointer per row: the unrolled steps address it by displacements.
-    const int8_t* a_row[kGroupRowTile];
-    for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
     for (int i = 0; i < 8; ++i) {
       // ls - 32 of sub-block i per lane, in both int16 halves.
       const __m256i ls = _mm256_sub_epi32(
@@ -216,16 +208,9 @@ void DotIQ4_XSRows8(const QuantDotArgs& g) {
     }
     for (int64_t r = 0; r < n_a; ++r) {
       const VF da = hn::Set(df, g.a_scale[r * g.n_blocks + b]);
-      acc[r][k] = acc[r][k] + (d * da) * hn::ConvertTo(df, total[r]);
+      add(r, (d * da) * hn::ConvertTo(df, total[r]));
     }
-  };
-  for (int64_t b0 = 0; b0 < g.n_blocks; b0 += kGroup) {
-    for (int64_t k = 0; k < kGroup && b0 + k < g.n_blocks; ++k) one_block(b0 + k, k);
-  }
-  for (int64_t r = 0; r < n_a; ++r) {
-    const VF* l = acc[r];
-    hn::StoreU(((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7])), df, g.y + r * g.y_stride);
-  }
+  });
 }
 #endif
 
@@ -243,19 +228,12 @@ void DotIQ4_NLKernel(const QuantDotArgs& g) {
 }
 
 void DotIQ4_XSKernel(const QuantDotArgs& g) {
-  if (!g.row_groups) {
-    DotIQ4_XSRowLayout(g);
-    return;
-  }
-#ifdef TRIT_X86_256
-  EachRowGroup(g, [](auto rows, const QuantDotArgs& group) { DotIQ4_XSRows8<decltype(rows)::value>(group); });
-#else
-  FromRowGroups<DotIQ4_XSRowLayout>(g, quant::GgmlType::kIQ4_XS);
-#endif
+  RowLayoutOrGroups<DotIQ4_XSRowLayout>(g, quant::GgmlType::kIQ4_XS, TRIT_ROWS8(DotIQ4_XSRows8));
 }
 
 #undef TRIT_X86
 #undef TRIT_X86_256
+#undef TRIT_ROWS8
 
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels::simd

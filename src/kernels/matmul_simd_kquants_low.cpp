@@ -200,6 +200,7 @@ void DotQ3_KKernel(const QuantDotArgs& g) {
 
 #undef TRIT_X86
 #undef TRIT_X86_256
+#undef TRIT_ROWS8
 
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels::simd
