@@ -99,17 +99,10 @@ void DotTQ2_0Rows(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
 // Trits of 32 bytes y given with their top bit flipped (z = y ^ 0x80), each
 // ((y * 3) >> 8) in {0, 1, 2}: 1 from y >= 86 and 1 more from y >= 171
-// (signed compares of z).
-HWY_INLINE VU8 TritsOfFlipped(VU8 z) {
-  const D8 d8;
-  const auto zs = hn::BitCast(d8, z);
-  const auto c1 = hn::VecFromMask(d8, hn::Gt(zs, hn::Set(d8, int8_t{-43})));  // y >= 86
-  const auto c2 = hn::VecFromMask(d8, hn::Gt(zs, hn::Set(d8, int8_t{42})));   // y >= 171
-  return hn::BitCast(DU8(), hn::Abs(c1 + c2));
-}
-// The same with the thresholds in registers that GCC 12 cannot see into:
-// with constants it rewrites z > -43 as z >= -42 and emits that as vpminsb
-// and vpcmpeqb, two operations for one (in the hot loop of tq1_0's decode).
+// (signed compares of z). The thresholds sit in registers GCC 12 cannot see
+// into: with constants it rewrites z > -43 as z >= -42 and emits that as
+// vpminsb and vpcmpeqb, two operations for one (in tq1_0's hot loops; the
+// asm is loop-invariant, so it is hoisted).
 struct TritThresholds {
   __m256i low = _mm256_set1_epi8(-43), high = _mm256_set1_epi8(42);
   TritThresholds() { asm("" : "+x"(low), "+x"(high)); }
@@ -117,6 +110,7 @@ struct TritThresholds {
 HWY_INLINE __m256i TritsOfFlipped(__m256i z, const TritThresholds& c) {
   return _mm256_abs_epi8(_mm256_add_epi8(_mm256_cmpgt_epi8(z, c.low), _mm256_cmpgt_epi8(z, c.high)));
 }
+HWY_INLINE VU8 TritsOfFlipped(VU8 z) { return VU8{TritsOfFlipped(z.raw, TritThresholds())}; }
 HWY_INLINE VU8 Flip(VU8 y) { return hn::Xor(y, hn::Set(DU8(), uint8_t{0x80})); }
 HWY_INLINE VU8 TritsOf(VU8 y) { return TritsOfFlipped(Flip(y)); }
 HWY_INLINE VU8 Times3(VU8 y) { return y + y + y; }  // mod 256
