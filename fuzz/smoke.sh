@@ -32,7 +32,7 @@ if [[ ! -f "$build/build.ninja" ]]; then
 fi
 cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz \
   elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz store_text_fuzz \
-  openai_request_fuzz
+  openai_request_fuzz logits_file_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -87,6 +87,21 @@ printf '%s' '{"model":"m","messages":[{"role":"system","content":"s"},{"role":"u
 printf '%s' '{"prompt":[1,2,3],"max_completion_tokens":4,"logprobs":2,"presence_penalty":-1.5,"frequency_penalty":2,"n":1}' > "$work/request-seeds/completion.json"
 printf '%s' '{"prompt":"text","stop":"\\n","top_k":40,"ignore_eos":true}' > "$work/request-seeds/prompt.json"
 run_fuzzer openai_request_fuzz "$work/request-corpus" "$work/request-seeds"
+
+# llama.cpp's KL-divergence base files: two valid ones (n_ctx 4 and 6, odd and even vocabularies).
+mkdir -p "$work/logits-seeds" "$work/logits-corpus"
+python3 - "$work/logits-seeds" <<'PY'
+import struct, sys
+for n_ctx, n_vocab, n_chunk in ((4, 3, 2), (6, 4, 1)):
+    rows = n_ctx - 1 - n_ctx // 2
+    words = 2 * ((n_vocab + 1) // 2) + 4
+    body = b"_logits_" + struct.pack("<3i", n_ctx, n_vocab, n_chunk)
+    body += struct.pack(f"<{n_chunk * n_ctx}i", *[i % n_vocab for i in range(n_chunk * n_ctx)])
+    record = struct.pack("<2f", 16 / 65535, -17.5) + struct.pack(f"<{words - 4}H", *range(words - 4))
+    body += record * (rows * n_chunk)
+    open(f"{sys.argv[1]}/ctx{n_ctx}-vocab{n_vocab}", "wb").write(body)
+PY
+run_fuzzer logits_file_fuzz "$work/logits-corpus" "$work/logits-seeds"
 
 # Executable formats: seeds are the test fixtures, sorted by format.
 "$repo/tests/formats/binfmt/make_fixtures.sh" "$work/binfmt" >/dev/null 2>&1 || true
