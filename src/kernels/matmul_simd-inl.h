@@ -1,7 +1,7 @@
 // The shared pieces of the quantized matmul kernels (matmul_simd.h) for the
 // files compiled once per Highway target (foreach_target): matmul_simd.cpp,
-// matmul_simd_iq4.cpp and matmul_simd_kquants_low.cpp. The int8 dot-product steps (exact
-// integers on every target), the per-block frames that fold 8 blocks' sums
+// matmul_simd_iq4.cpp and matmul_simd_kquants_low.cpp. The int8 dot-product
+// steps (exact integers on every target), the per-block frames that fold 8 blocks' sums
 // into dot.h's 8 float lanes (QuantRows, QuantRowsWithMins; Rows8Frame for
 // the 8-row kernels of row groups) and the dispatch by row count and layout
 // (RowLayoutOrGroups). Include after <hwy/highway.h>; the guard below is

@@ -99,10 +99,11 @@ void DotTQ2_0Rows(const QuantDotArgs& g) {
 #ifdef TRIT_X86_256
 // Trits of 32 bytes y given with their top bit flipped (z = y ^ 0x80), each
 // ((y * 3) >> 8) in {0, 1, 2}: 1 from y >= 86 and 1 more from y >= 171
-// (signed compares of z). The thresholds sit in registers GCC 12 cannot see
-// into: with constants it rewrites z > -43 as z >= -42 and emits that as
-// vpminsb and vpcmpeqb, two operations for one (in tq1_0's hot loops; the
-// asm is loop-invariant, so it is hoisted).
+// (signed compares of z). The thresholds are values GCC 12 cannot see into
+// (an empty asm): with constants it rewrites z > -43 as z >= -42 and emits
+// that as vpminsb and vpcmpeqb, two operations for one, in tq1_0's hot
+// loops. The asm is loop-invariant, so it is hoisted; the compares read the
+// thresholds from a register or the stack.
 struct TritThresholds {
   __m256i low = _mm256_set1_epi8(-43), high = _mm256_set1_epi8(42);
   TritThresholds() { asm("" : "+x"(low), "+x"(high)); }

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/check.h"
+
 namespace trit::runtime {
 
 static_assert(std::endian::native == std::endian::little, "the logits file is little-endian, as llama.cpp writes it");
@@ -24,6 +26,8 @@ int64_t LogitsFileBytes(int64_t n_ctx, int64_t n_vocab, int64_t n_chunk) {
 }
 
 double EncodeLogProbs(std::span<const float> logits, int32_t target, std::span<uint16_t> record) {
+  TRIT_CHECK(static_cast<int64_t>(record.size()) == RecordWords(static_cast<int64_t>(logits.size())));
+  TRIT_CHECK(target >= 0 && static_cast<size_t>(target) < logits.size());
   float max_logit = logits[0];
   float min_logit = logits[0];
   for (float l : logits) {
@@ -76,12 +80,13 @@ Expected<LogitsFileWriter> LogitsFileWriter::Start(std::ostream& out, const Logi
 }
 
 Status LogitsFileWriter::WriteChunk(std::span<const uint16_t> records) {
-  if (chunks_written_ >= header_.n_chunk) {
-    return Error(ErrorCode::kInvalidArgument, "logits file: the header says {} chunks", header_.n_chunk);
+  if (chunks_written_ >= n_chunk_) {
+    return Error(ErrorCode::kInvalidArgument, "logits file: chunk {} written, but the header says {} chunks",
+                 chunks_written_ + 1, n_chunk_);
   }
-  const int64_t words = ScoredRows(header_.n_ctx) * RecordWords(header_.n_vocab);
-  if (static_cast<int64_t>(records.size()) != words) {
-    return Error(ErrorCode::kInvalidArgument, "logits file: a chunk is {} words, got {}", words, records.size());
+  if (static_cast<int64_t>(records.size()) != chunk_words_) {
+    return Error(ErrorCode::kInvalidArgument, "logits file: a chunk is {} uint16 words, got {}", chunk_words_,
+                 records.size());
   }
   out_->write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(2 * records.size()));
   if (!*out_) return Error(ErrorCode::kIo, "logits file: writing chunk {} failed", chunks_written_ + 1);
@@ -106,21 +111,25 @@ Expected<LogitsFileReader> LogitsFileReader::Open(std::istream& in, int64_t stre
   // Bounds that keep every size below int64 overflow and allocations sane.
   if (h.n_ctx < 2 || h.n_ctx > (1 << 24) || h.n_vocab < 1 || h.n_vocab > (1 << 24) || h.n_chunk < 1 ||
       int64_t{h.n_chunk} * h.n_ctx > (int64_t{1} << 31)) {
-    return Error(ErrorCode::kCorrupt, "logits file: header n_ctx {}, n_vocab {}, n_chunk {} out of range", h.n_ctx,
-                 h.n_vocab, h.n_chunk);
+    return Error(ErrorCode::kCorrupt,
+                 "logits file: header n_ctx {}, n_vocab {}, n_chunk {} out of range (expected n_ctx 2..{}, n_vocab "
+                 "1..{}, n_chunk >= 1, n_chunk x n_ctx <= 2^31)",
+                 h.n_ctx, h.n_vocab, h.n_chunk, 1 << 24, 1 << 24);
   }
   const int64_t expected = LogitsFileBytes(h.n_ctx, h.n_vocab, h.n_chunk);
   if (stream_bytes >= 0 && stream_bytes != expected) {
-    return Error(ErrorCode::kCorrupt, "logits file: {} bytes, but its header (n_ctx {}, n_vocab {}, {} chunks) makes {}",
+    return Error(ErrorCode::kCorrupt, "logits file: {} bytes, but its header (n_ctx {}, n_vocab {}, {} chunks) needs {}",
                  stream_bytes, h.n_ctx, h.n_vocab, h.n_chunk, expected);
   }
   const int64_t n_tokens = int64_t{h.n_chunk} * h.n_ctx;
   if (stream_bytes < 0 && n_tokens > (int64_t{1} << 26)) {
-    return Error(ErrorCode::kCorrupt, "logits file: {} tokens in the header, more than any text here", n_tokens);
+    return Error(ErrorCode::kCorrupt,
+                 "logits file: {} tokens in the header, and the file size is unknown (at most 2^26 read unchecked)",
+                 n_tokens);
   }
   h.tokens.resize(static_cast<size_t>(n_tokens));
   in.read(reinterpret_cast<char*>(h.tokens.data()), static_cast<std::streamsize>(4 * n_tokens));
-  if (!in) return Error(ErrorCode::kCorrupt, "logits file: ends inside its {} tokens", n_tokens);
+  if (!in) return Error(ErrorCode::kCorrupt, "logits file: ends inside its {} tokens (n_chunk x n_ctx)", n_tokens);
   for (size_t i = 0; i < h.tokens.size(); ++i) {
     if (h.tokens[i] < 0 || h.tokens[i] >= h.n_vocab) {
       return Error(ErrorCode::kCorrupt, "logits file: token {} is {}, outside the vocabulary of {}", i, h.tokens[i],
@@ -132,12 +141,16 @@ Expected<LogitsFileReader> LogitsFileReader::Open(std::istream& in, int64_t stre
 
 Status LogitsFileReader::ReadChunk(std::vector<uint16_t>* records) {
   if (chunks_read_ >= header_.n_chunk) {
-    return Error(ErrorCode::kInvalidArgument, "logits file: all {} chunks read", header_.n_chunk);
+    return Error(ErrorCode::kInvalidArgument, "logits file: chunk {} asked for, but the header says {} chunks",
+                 chunks_read_ + 1, header_.n_chunk);
   }
   const int64_t words = ScoredRows(header_.n_ctx) * RecordWords(header_.n_vocab);
   records->resize(static_cast<size_t>(words));
   in_->read(reinterpret_cast<char*>(records->data()), static_cast<std::streamsize>(2 * words));
-  if (!*in_) return Error(ErrorCode::kCorrupt, "logits file: ends inside chunk {}", chunks_read_ + 1);
+  if (!*in_) {
+    return Error(ErrorCode::kCorrupt, "logits file: ends inside chunk {} of {} ({} bytes each)", chunks_read_ + 1,
+                 header_.n_chunk, 2 * words);
+  }
   ++chunks_read_;
   return Status::Ok();
 }

@@ -31,11 +31,15 @@ struct LogitsFileHeader {
 int64_t RecordWords(int64_t n_vocab);
 // Rows each chunk stores: the scored second half, n_ctx - 1 - n_ctx / 2.
 int64_t ScoredRows(int64_t n_ctx);
+// The file size a header implies.
+int64_t LogitsFileBytes(int64_t n_ctx, int64_t n_vocab, int64_t n_chunk);
 
 // One row's log probabilities as llama.cpp stores them: the log-softmax of
 // `logits` over the range [max - 16, max] in 65535 steps (lower logits
 // clamp to the bottom), written into `record` (RecordWords(size) words).
 // Returns the row's negative log-likelihood of `target`, as llama.cpp does.
+// Preconditions (checked): record.size() == RecordWords(logits.size()),
+// 0 <= target < logits.size().
 double EncodeLogProbs(std::span<const float> logits, int32_t target, std::span<uint16_t> record);
 
 // A stored record read back.
@@ -61,9 +65,11 @@ class LogitsFileWriter {
   int32_t chunks_written() const { return chunks_written_; }
 
  private:
-  LogitsFileWriter(std::ostream& out, const LogitsFileHeader& header) : out_(&out), header_(header) {}
+  LogitsFileWriter(std::ostream& out, const LogitsFileHeader& header)
+      : out_(&out), n_chunk_(header.n_chunk), chunk_words_(ScoredRows(header.n_ctx) * RecordWords(header.n_vocab)) {}
   std::ostream* out_;
-  LogitsFileHeader header_;
+  int32_t n_chunk_;
+  int64_t chunk_words_;
   int32_t chunks_written_ = 0;
 };
 
@@ -84,8 +90,5 @@ class LogitsFileReader {
   LogitsFileHeader header_;
   int32_t chunks_read_ = 0;
 };
-
-// The file size the header implies.
-int64_t LogitsFileBytes(int64_t n_ctx, int64_t n_vocab, int64_t n_chunk);
 
 }  // namespace trit::runtime

@@ -140,7 +140,7 @@ TEST(LogitsFileTest, DamagedFilesAreRefusedByName) {
   EXPECT_NE(OpenStatus(bad, size).message().find("_logits_"), std::string::npos);
   EXPECT_NE(OpenStatus(good.substr(0, 10), 10).message().find("header"), std::string::npos);
   // Size disagreeing with the header, known up front.
-  EXPECT_NE(OpenStatus(good.substr(0, good.size() - 2), size - 2).message().find("makes"), std::string::npos);
+  EXPECT_NE(OpenStatus(good.substr(0, good.size() - 2), size - 2).message().find("needs"), std::string::npos);
   // Size unknown: the short chunk shows when read.
   {
     std::istringstream in(good.substr(0, good.size() - 2));
