@@ -1,0 +1,403 @@
+// `trit perplexity MODEL FILE.txt [--ctx 512] [--chunks N] [--save-logits F]`
+// and `trit perplexity MODEL --kld-base F`: llama.cpp's llama-perplexity
+// method (runtime/perplexity.h), its figures printed the same way, and its
+// --kl-divergence-base file read and written, so either program can be the
+// base of the other.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "cli/command.h"
+#include "cli/engine_option.h"
+#include "formats/gguf/reader.h"
+#include "runtime/perplexity.h"
+#include "store/resolve.h"
+#include "tokenizer/tokenizer.h"
+
+namespace trit::cli {
+namespace {
+
+struct PerplexityCommandOptions {
+  std::string model;
+  std::string text;
+  int64_t ctx = 512;
+  int64_t batch = 0;  // 0: the whole chunk in one pass
+  int64_t chunks = 0;
+  int threads = 0;
+  std::string kv = "f16";
+  std::string engine;
+  std::string save_logits;
+  std::string kld_base;
+  bool json = false;
+};
+
+Expected<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error(ErrorCode::kNotFound, "{}: cannot open the text file", path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  if (in.bad()) return Error(ErrorCode::kIo, "{}: read error", path);
+  std::string text = std::move(s).str();
+  // As llama-perplexity's -f: one trailing newline is not part of the text.
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  return text;
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, a line per chunk otherwise.
+class ProgressPrinter {
+ public:
+  ProgressPrinter() : tty_(::isatty(STDERR_FILENO) != 0) {}
+
+  void operator()(const runtime::PerplexityProgress& p) {
+    const double per_chunk = p.seconds / static_cast<double>(p.chunk);
+    const int64_t eta = static_cast<int64_t>(per_chunk * static_cast<double>(p.n_chunk - p.chunk) + 0.5);
+    const std::string figures = fmt::format("chunk {}/{}  PPL {:.4f}  {:.2f} s/chunk  ETA {}:{:02}", p.chunk, p.n_chunk,
+                                            p.ppl, per_chunk, eta / 60, eta % 60);
+    if (!tty_) {
+      fmt::print(stderr, "perplexity: {}\n", figures);
+      return;
+    }
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(kWidth * p.chunk / std::max<int64_t>(1, p.n_chunk));
+    fmt::print(stderr, "\r[{}{}] {}\x1b[K", std::string(static_cast<size_t>(filled), '#'),
+               std::string(static_cast<size_t>(kWidth - filled), '.'), figures);
+    if (p.chunk == p.n_chunk) fmt::print(stderr, "\n");
+  }
+
+ private:
+  bool tty_;
+};
+
+// A file written under a temporary name and renamed when complete, so a
+// failed or interrupted run leaves no truncated base file behind.
+class AtomicOutput {
+ public:
+  explicit AtomicOutput(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {}
+  ~AtomicOutput() {
+    if (!committed_) {
+      out_.close();
+      std::error_code ec;
+      std::filesystem::remove(partial_, ec);
+    }
+  }
+  Status Open() {
+    out_.open(partial_, std::ios::binary | std::ios::trunc);
+    if (!out_) return Error(ErrorCode::kIo, "{}: cannot create", partial_);
+    return Status::Ok();
+  }
+  std::ostream& stream() { return out_; }
+  Status Commit() {
+    out_.close();
+    if (!out_) return Error(ErrorCode::kIo, "{}: write error", partial_);
+    std::error_code ec;
+    std::filesystem::rename(partial_, path_, ec);
+    if (ec) return Error(ErrorCode::kIo, "{}: cannot rename to {}: {}", partial_, path_, ec.message());
+    committed_ = true;
+    return Status::Ok();
+  }
+
+ private:
+  std::string path_;
+  std::string partial_;
+  std::ofstream out_;
+  bool committed_ = false;
+};
+
+nlohmann::ordered_json MeanErrorJson(const runtime::MeanError& m) { return {{"value", m.mean}, {"error", m.error}}; }
+
+nlohmann::ordered_json KldJson(const runtime::KldSummary& k) {
+  nlohmann::ordered_json j;
+  j["rows"] = k.count;
+  j["ppl"] = MeanErrorJson(k.ppl);
+  j["ppl_base"] = MeanErrorJson(k.ppl_base);
+  j["ln_ppl_correlation"] = k.ln_ppl_correlation;
+  j["ln_ppl_ratio"] = MeanErrorJson(k.ln_ppl_ratio);
+  j["ppl_ratio"] = MeanErrorJson(k.ppl_ratio);
+  j["ppl_diff"] = MeanErrorJson(k.ppl_diff);
+  j["kld"] = {{"mean", k.kld.mean}, {"error", k.kld.error}, {"max", k.kld_max},       {"p99_9", k.kld_p999},
+              {"p99", k.kld_p99},   {"p95", k.kld_p95},     {"p90", k.kld_p90},       {"median", k.kld_median},
+              {"p10", k.kld_p10},   {"p5", k.kld_p05},      {"p1", k.kld_p01},        {"p0_1", k.kld_p001},
+              {"min", k.kld_min}};
+  j["delta_p"] = {{"mean", k.p_diff.mean},     {"error", k.p_diff.error}, {"max", k.p_diff_max},
+                  {"p99_9", k.p_diff_p999},    {"p99", k.p_diff_p99},     {"p95", k.p_diff_p95},
+                  {"p90", k.p_diff_p90},       {"p75", k.p_diff_p75},     {"median", k.p_diff_median},
+                  {"p25", k.p_diff_p25},       {"p10", k.p_diff_p10},     {"p5", k.p_diff_p05},
+                  {"p1", k.p_diff_p01},        {"p0_1", k.p_diff_p001},   {"min", k.p_diff_min},
+                  {"rms", k.p_diff_rms.mean},  {"rms_error", k.p_diff_rms.error}};
+  j["same_top"] = MeanErrorJson(k.same_top);
+  return j;
+}
+
+void PrintJson(const PerplexityCommandOptions& opt, const std::string& engine, int64_t n_tokens,
+               const runtime::PerplexityResult& r) {
+  nlohmann::ordered_json j;
+  j["model"] = opt.model;
+  j["engine"] = engine;
+  if (!opt.text.empty()) j["text"] = opt.text;
+  if (!opt.kld_base.empty()) j["kld_base"] = opt.kld_base;
+  j["text_tokens"] = n_tokens;
+  j["n_ctx"] = r.n_ctx;
+  j["chunks"] = r.n_chunk;
+  j["scored_tokens"] = r.nll.count();
+  j["ppl"] = r.nll.Ppl();
+  j["ppl_error"] = r.nll.PplError();
+  j["mean_nll"] = r.nll.MeanNll();
+  j["running_ppl"] = r.running_ppl;
+  j["seconds"] = r.seconds;
+  j["tokens_per_second"] = r.seconds > 0 ? static_cast<double>(r.n_chunk * (r.n_ctx - 1)) / r.seconds : 0.0;
+  if (r.kld) j["kl_divergence"] = KldJson(*r.kld);
+  if (!opt.save_logits.empty()) j["saved_logits"] = opt.save_logits;
+  fmt::print("{}\n", j.dump());
+}
+
+void PrintKldText(const runtime::KldSummary& k) {
+  fmt::print("====== Perplexity statistics ({} rows) ======\n", k.count);
+  fmt::print("Mean PPL(Q)                   : {:10.6f} ± {:10.6f}\n", k.ppl.mean, k.ppl.error);
+  fmt::print("Mean PPL(base)                : {:10.6f} ± {:10.6f}\n", k.ppl_base.mean, k.ppl_base.error);
+  fmt::print("Cor(ln(PPL(Q)), ln(PPL(base))): {:6.2f}%\n", 100.0 * k.ln_ppl_correlation);
+  fmt::print("Mean ln(PPL(Q)/PPL(base))     : {:10.6f} ± {:10.6f}\n", k.ln_ppl_ratio.mean, k.ln_ppl_ratio.error);
+  fmt::print("Mean PPL(Q)/PPL(base)         : {:10.6f} ± {:10.6f}\n", k.ppl_ratio.mean, k.ppl_ratio.error);
+  fmt::print("Mean PPL(Q)-PPL(base)         : {:10.6f} ± {:10.6f}\n\n", k.ppl_diff.mean, k.ppl_diff.error);
+  fmt::print("====== KL divergence statistics ======\n");
+  fmt::print("Mean    KLD: {:10.6f} ± {:10.6f}\n", k.kld.mean, k.kld.error);
+  fmt::print("Maximum KLD: {:10.6f}\n", k.kld_max);
+  fmt::print("99.9%   KLD: {:10.6f}\n", k.kld_p999);
+  fmt::print("99.0%   KLD: {:10.6f}\n", k.kld_p99);
+  fmt::print("95.0%   KLD: {:10.6f}\n", k.kld_p95);
+  fmt::print("90.0%   KLD: {:10.6f}\n", k.kld_p90);
+  fmt::print("Median  KLD: {:10.6f}\n", k.kld_median);
+  fmt::print("10.0%   KLD: {:10.6f}\n", k.kld_p10);
+  fmt::print(" 5.0%   KLD: {:10.6f}\n", k.kld_p05);
+  fmt::print(" 1.0%   KLD: {:10.6f}\n", k.kld_p01);
+  fmt::print(" 0.1%   KLD: {:10.6f}\n", k.kld_p001);
+  fmt::print("Minimum KLD: {:10.6f}\n\n", k.kld_min);
+  fmt::print("====== Token probability statistics ======\n");
+  fmt::print("Mean    Δp: {:6.3f} ± {:5.3f} %\n", 100.0 * k.p_diff.mean, 100.0 * k.p_diff.error);
+  fmt::print("Maximum Δp: {:6.3f}%\n", 100.0 * k.p_diff_max);
+  fmt::print("99.9%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p999);
+  fmt::print("99.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p99);
+  fmt::print("95.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p95);
+  fmt::print("90.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p90);
+  fmt::print("75.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p75);
+  fmt::print("Median  Δp: {:6.3f}%\n", 100.0 * k.p_diff_median);
+  fmt::print("25.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p25);
+  fmt::print("10.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p10);
+  fmt::print(" 5.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p05);
+  fmt::print(" 1.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p01);
+  fmt::print(" 0.1%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p001);
+  fmt::print("Minimum Δp: {:6.3f}%\n", 100.0 * k.p_diff_min);
+  fmt::print("RMS Δp    : {:6.3f} ± {:5.3f} %\n", 100.0 * k.p_diff_rms.mean, 100.0 * k.p_diff_rms.error);
+  fmt::print("Same top p: {:6.3f} ± {:5.3f} %\n", 100.0 * k.same_top.mean, 100.0 * k.same_top.error);
+}
+
+void PrintText(const PerplexityCommandOptions& opt, const std::string& engine, int64_t n_tokens,
+               const runtime::PerplexityResult& r) {
+  fmt::print("model {} on engine {}: {} tokens{}, {} chunks of {}, {} tokens scored, {:.1f} s\n", opt.model, engine,
+             n_tokens, opt.kld_base.empty() ? "" : " from the base", r.n_chunk, r.n_ctx, r.nll.count(), r.seconds);
+  std::string running;
+  for (size_t i = 0; i < r.running_ppl.size(); ++i) running += fmt::format("[{}]{:.4f},", i + 1, r.running_ppl[i]);
+  fmt::print("{}\n", running);
+  fmt::print("Final estimate: PPL = {:.4f} +/- {:.5f}\n", r.nll.Ppl(), r.nll.PplError());
+  if (r.kld) {
+    fmt::print("\n");
+    PrintKldText(*r.kld);
+  }
+  if (!opt.save_logits.empty()) fmt::print("saved the log probabilities of {} rows to {}\n", r.nll.count(), opt.save_logits);
+}
+
+struct Prepared {
+  EngineModel model;
+  std::unique_ptr<runtime::Session> session;
+  runtime::PerplexityOptions options;
+};
+
+Expected<Prepared> Prepare(PerplexityCommandOptions& opt, int64_t n_ctx, int* exit_code) {
+  Expected<std::string> path = store::ResolveModelArgument(opt.model);  // a path, a store name or a URL
+  if (!path.ok()) return path.status();
+  opt.model = *path;
+  Prepared p;
+  Expected<EngineModel> model = OpenModel(opt.model, engines::kCapabilityGenerate, opt.engine, exit_code);
+  if (!model.ok()) return model.status();
+  p.model = std::move(model).value();
+  *exit_code = kExitFailure;
+  runtime::SessionOptions so;
+  so.n_ctx = n_ctx;
+  so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  so.kv_type = opt.kv == "f32" ? kernels::KvType::kF32 : kernels::KvType::kF16;
+  Expected<std::unique_ptr<runtime::Session>> session = p.model.engine->CreateSession(*p.model.model, so);
+  if (!session.ok()) return session.status();
+  p.session = std::move(session).value();
+  p.options.n_ctx = n_ctx;
+  p.options.n_batch = opt.batch > 0 ? opt.batch : n_ctx;
+  p.options.max_chunks = opt.chunks;
+  return p;
+}
+
+// The tokens of the text as llama-perplexity makes them, and the BOS each chunk starts with.
+Expected<std::vector<int32_t>> TokenizeText(const std::string& model_path, const std::string& text_path,
+                                            int32_t* bos) {
+  Expected<std::string> text = ReadText(text_path);
+  if (!text.ok()) return text.status();
+  Expected<gguf::File> file = gguf::File::Open(model_path);
+  if (!file.ok()) return file.status();
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
+  if (!tok.ok()) return tok.status().WithContext(model_path);
+  const tokenizer::Vocab& vocab = (*tok)->vocab();
+  if (vocab.add_eos()) {
+    return Error(ErrorCode::kUnsupported,
+                 "{}: the tokenizer adds an end-of-sequence token to every text, which perplexity's chunks cannot "
+                 "score (llama-perplexity refuses such models too)",
+                 model_path);
+  }
+  *bos = vocab.add_bos() ? vocab.special().bos : -1;
+  return (*tok)->Encode(*text, tokenizer::EncodeOptions{.add_special = true, .parse_special = false});
+}
+
+int RunPerplexityCommand(PerplexityCommandOptions& opt) {
+  if (!opt.save_logits.empty() && !opt.kld_base.empty()) {
+    PrintError("--save-logits and --kld-base: choose one (a base run saves the logits, a comparison reads them)");
+    return kExitUsage;
+  }
+  if (opt.kld_base.empty() == opt.text.empty()) {
+    PrintError(opt.text.empty() ? "give a text file to score, or --kld-base FILE (whose tokens are the text)"
+                                : "--kld-base FILE brings its own tokens; give no text file with it");
+    return kExitUsage;
+  }
+  int exit_code = kExitFailure;
+  const auto progress = std::make_shared<ProgressPrinter>();
+  auto report = [progress](const runtime::PerplexityProgress& p) { (*progress)(p); };
+  Expected<runtime::PerplexityResult> result = Error(ErrorCode::kInvalidArgument, "nothing was run");
+  int64_t n_tokens = 0;
+  std::string engine;
+
+  if (!opt.kld_base.empty()) {
+    std::ifstream in(opt.kld_base, std::ios::binary);
+    if (!in) {
+      PrintError(fmt::format("{}: cannot open the base logits file", opt.kld_base));
+      return kExitFailure;
+    }
+    std::error_code ec;
+    const auto bytes = std::filesystem::file_size(opt.kld_base, ec);
+    Expected<runtime::LogitsFileReader> base = runtime::LogitsFileReader::Open(in, ec ? -1 : static_cast<int64_t>(bytes));
+    if (!base.ok()) {
+      PrintError(base.status().WithContext(opt.kld_base).message());
+      return kExitFailure;
+    }
+    n_tokens = static_cast<int64_t>(base->header().tokens.size());
+    Expected<Prepared> p = Prepare(opt, base->header().n_ctx, &exit_code);
+    if (!p.ok()) {
+      PrintError(p.status().message());
+      return exit_code;
+    }
+    engine = p->model.engine->info().name;
+    // The base's first token of each chunk is the text's; the BOS that replaces it is this model's.
+    Expected<gguf::File> file = gguf::File::Open(opt.model);
+    if (!file.ok()) {
+      PrintError(file.status().message());
+      return kExitFailure;
+    }
+    Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
+    if (!tok.ok()) {
+      PrintError(tok.status().WithContext(opt.model).message());
+      return kExitFailure;
+    }
+    p->options.bos = (*tok)->vocab().add_bos() ? (*tok)->vocab().special().bos : -1;
+    result = runtime::RunKlDivergence(*p->session, *base, p->options, report);
+    if (!result.ok()) result = result.status().WithContext(opt.kld_base);
+  } else {
+    Expected<Prepared> p = Prepare(opt, opt.ctx, &exit_code);
+    if (!p.ok()) {
+      PrintError(p.status().message());
+      return exit_code;
+    }
+    engine = p->model.engine->info().name;
+    Expected<std::vector<int32_t>> tokens = TokenizeText(opt.model, opt.text, &p->options.bos);
+    if (!tokens.ok()) {
+      PrintError(tokens.status().message());
+      return kExitFailure;
+    }
+    n_tokens = static_cast<int64_t>(tokens->size());
+    if (opt.save_logits.empty()) {
+      result = runtime::RunPerplexity(*p->session, *tokens, p->options, nullptr, report);
+    } else {
+      AtomicOutput out(opt.save_logits);
+      if (Status s = out.Open(); !s.ok()) {
+        PrintError(s.message());
+        return kExitFailure;
+      }
+      const runtime::LogitsFileHeader header =
+          runtime::PerplexityHeader(*tokens, p->options, p->model.model->hparams().n_vocab);
+      Expected<runtime::LogitsFileWriter> writer = runtime::LogitsFileWriter::Start(out.stream(), header);
+      if (!writer.ok()) {
+        PrintError(writer.status().message());
+        return kExitFailure;
+      }
+      result = runtime::RunPerplexity(*p->session, *tokens, p->options, &*writer, report);
+      if (result.ok()) {
+        if (Status s = out.Commit(); !s.ok()) result = s;
+      }
+    }
+    if (!result.ok()) result = result.status().WithContext(opt.text);
+  }
+  if (!result.ok()) {
+    PrintError(result.status().message());
+    return kExitFailure;
+  }
+  if (opt.json) {
+    PrintJson(opt, engine, n_tokens, *result);
+  } else {
+    PrintText(opt, engine, n_tokens, *result);
+  }
+  return kExitSuccess;
+}
+
+}  // namespace
+
+Command AddPerplexityCommand(CLI::App& parent) {
+  auto opt = std::make_shared<PerplexityCommandOptions>();
+  CLI::App* app = parent.add_subcommand(
+      "perplexity", "Perplexity of a model on a text, and KL divergence against a base model's logits (llama.cpp's method and file format)");
+  app->add_option("model", opt->model, "GGUF model: a path, a name in the store or a URL")->required();
+  app->add_option("text", opt->text, "UTF-8 text file to score (not with --kld-base, whose file holds the tokens)");
+  app->add_option("--ctx", opt->ctx, "Tokens per chunk; the second half of each chunk is scored")
+      ->default_val(512)
+      ->check(CLI::Range(int64_t{3}, int64_t{1} << 20));
+  app->add_option("--batch", opt->batch, "Rows per forward pass (default: the whole chunk in one pass)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--chunks", opt->chunks, "Score at most N chunks (default: every whole chunk of the text)")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--threads", opt->threads, "Threads (default: every core)")->check(CLI::Range(1, 1024));
+  app->add_option("--kv", opt->kv, "KV cache element type")->default_val("f16")->check(CLI::IsMember({"f16", "f32"}));
+  AddEngineOption(app, &opt->engine);
+  app->add_option("--save-logits", opt->save_logits,
+                  "Write every scored row's log probabilities to FILE in llama.cpp's --kl-divergence-base format "
+                  "(a base for 'trit perplexity --kld-base' or 'llama-perplexity --kl-divergence')");
+  app->add_option("--kld-base", opt->kld_base,
+                  "Compare with the base logits in FILE (written by --save-logits or by 'llama-perplexity "
+                  "--kl-divergence-base'): KL divergence, Δp, same top token, PPL of both")
+      ->check(CLI::ExistingFile);
+  app->add_flag("--json", opt->json,
+                "Print one JSON object: ppl, ppl_error, running_ppl, chunks, n_ctx, scored_tokens, and "
+                "kl_divergence with --kld-base");
+  app->footer(
+      "The method of llama.cpp's llama-perplexity: the text (BOS added as the model does) is cut into chunks of\n"
+      "--ctx tokens, each run on an empty cache with its first token replaced by BOS, and only each chunk's second\n"
+      "half is scored. The same file and --ctx give figures comparable with llama-perplexity's.\n"
+      "Progress goes to stderr; the result to stdout.\n\n"
+      "Examples:\n"
+      "  trit perplexity model-f16.gguf genesis.txt --save-logits base.kld\n"
+      "  trit perplexity model-q4_k_m.gguf --kld-base base.kld\n"
+      "  llama-perplexity -m model-f16.gguf -f genesis.txt --kl-divergence-base llama.kld && \\\n"
+      "    trit perplexity model-q4_k_m.gguf --kld-base llama.kld --json");
+  return {app, [opt] { return RunPerplexityCommand(*opt); }};
+}
+
+}  // namespace trit::cli
