@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -241,15 +242,25 @@ Expected<Prepared> Prepare(PerplexityCommandOptions& opt, int64_t n_ctx, int* ex
   return p;
 }
 
+// The tokenizer of the model at `path`.
+Expected<std::unique_ptr<tokenizer::Tokenizer>> LoadTokenizer(const std::string& path) {
+  Expected<gguf::File> file = gguf::File::Open(path);
+  if (!file.ok()) return file.status();
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
+  if (!tok.ok()) return tok.status().WithContext(path);
+  return tok;
+}
+
+// The id that replaces each chunk's first token: BOS when the model adds one.
+int32_t ChunkBos(const tokenizer::Vocab& vocab) { return vocab.add_bos() ? vocab.special().bos : -1; }
+
 // The tokens of the text as llama-perplexity makes them, and the BOS each chunk starts with.
 Expected<std::vector<int32_t>> TokenizeText(const std::string& model_path, const std::string& text_path,
                                             int32_t* bos) {
   Expected<std::string> text = ReadText(text_path);
   if (!text.ok()) return text.status();
-  Expected<gguf::File> file = gguf::File::Open(model_path);
-  if (!file.ok()) return file.status();
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
-  if (!tok.ok()) return tok.status().WithContext(model_path);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = LoadTokenizer(model_path);
+  if (!tok.ok()) return tok.status();
   const tokenizer::Vocab& vocab = (*tok)->vocab();
   if (vocab.add_eos()) {
     return Error(ErrorCode::kUnsupported,
@@ -257,8 +268,62 @@ Expected<std::vector<int32_t>> TokenizeText(const std::string& model_path, const
                  "score (llama-perplexity refuses such models too)",
                  model_path);
   }
-  *bos = vocab.add_bos() ? vocab.special().bos : -1;
+  *bos = ChunkBos(vocab);
   return (*tok)->Encode(*text, tokenizer::EncodeOptions{.add_special = true, .parse_special = false});
+}
+
+struct Outcome {
+  std::string engine;
+  int64_t n_tokens = 0;  // the text's tokens (or the base's)
+  runtime::PerplexityResult result;
+};
+
+using ProgressFn = std::function<void(const runtime::PerplexityProgress&)>;
+
+// --kld-base: the base's tokens and n_ctx, compared row by row.
+Expected<Outcome> CompareWithBase(PerplexityCommandOptions& opt, const ProgressFn& progress, int* exit_code) {
+  std::ifstream in(opt.kld_base, std::ios::binary);
+  if (!in) return Error(ErrorCode::kNotFound, "{}: cannot open the base logits file", opt.kld_base);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(opt.kld_base, ec);
+  Expected<runtime::LogitsFileReader> base =
+      runtime::LogitsFileReader::Open(in, ec ? -1 : static_cast<int64_t>(bytes));
+  if (!base.ok()) return base.status().WithContext(opt.kld_base);
+  Expected<Prepared> p = Prepare(opt, base->header().n_ctx, exit_code);
+  if (!p.ok()) return p.status();
+  // The base holds the text's first token of each chunk; the BOS that replaces it is this model's.
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = LoadTokenizer(opt.model);
+  if (!tok.ok()) return tok.status();
+  p->options.bos = ChunkBos((*tok)->vocab());
+  Expected<runtime::PerplexityResult> r = runtime::RunKlDivergence(*p->session, *base, p->options, progress);
+  if (!r.ok()) return r.status().WithContext(opt.kld_base);
+  return Outcome{p->model.engine->info().name, static_cast<int64_t>(base->header().tokens.size()), std::move(*r)};
+}
+
+// A text file, its logits saved with --save-logits.
+Expected<Outcome> ScoreText(PerplexityCommandOptions& opt, const ProgressFn& progress, int* exit_code) {
+  Expected<Prepared> p = Prepare(opt, opt.ctx, exit_code);
+  if (!p.ok()) return p.status();
+  Expected<std::vector<int32_t>> tokens = TokenizeText(opt.model, opt.text, &p->options.bos);
+  if (!tokens.ok()) return tokens.status();
+  Outcome outcome{p->model.engine->info().name, static_cast<int64_t>(tokens->size()), {}};
+  if (opt.save_logits.empty()) {
+    Expected<runtime::PerplexityResult> r = runtime::RunPerplexity(*p->session, *tokens, p->options, nullptr, progress);
+    if (!r.ok()) return r.status().WithContext(opt.text);
+    outcome.result = std::move(*r);
+    return outcome;
+  }
+  AtomicOutput out(opt.save_logits);
+  if (Status s = out.Open(); !s.ok()) return s;
+  const runtime::LogitsFileHeader header =
+      runtime::PerplexityHeader(*tokens, p->options, p->model.model->hparams().n_vocab);
+  Expected<runtime::LogitsFileWriter> writer = runtime::LogitsFileWriter::Start(out.stream(), header);
+  if (!writer.ok()) return writer.status();
+  Expected<runtime::PerplexityResult> r = runtime::RunPerplexity(*p->session, *tokens, p->options, &*writer, progress);
+  if (!r.ok()) return r.status().WithContext(opt.text);
+  if (Status s = out.Commit(); !s.ok()) return s;
+  outcome.result = std::move(*r);
+  return outcome;
 }
 
 int RunPerplexityCommand(PerplexityCommandOptions& opt) {
@@ -271,90 +336,19 @@ int RunPerplexityCommand(PerplexityCommandOptions& opt) {
                                 : "--kld-base FILE brings its own tokens; give no text file with it");
     return kExitUsage;
   }
+  const auto printer = std::make_shared<ProgressPrinter>();
+  const ProgressFn progress = [printer](const runtime::PerplexityProgress& p) { (*printer)(p); };
   int exit_code = kExitFailure;
-  const auto progress = std::make_shared<ProgressPrinter>();
-  auto report = [progress](const runtime::PerplexityProgress& p) { (*progress)(p); };
-  Expected<runtime::PerplexityResult> result = Error(ErrorCode::kInvalidArgument, "nothing was run");
-  int64_t n_tokens = 0;
-  std::string engine;
-
-  if (!opt.kld_base.empty()) {
-    std::ifstream in(opt.kld_base, std::ios::binary);
-    if (!in) {
-      PrintError(fmt::format("{}: cannot open the base logits file", opt.kld_base));
-      return kExitFailure;
-    }
-    std::error_code ec;
-    const auto bytes = std::filesystem::file_size(opt.kld_base, ec);
-    Expected<runtime::LogitsFileReader> base = runtime::LogitsFileReader::Open(in, ec ? -1 : static_cast<int64_t>(bytes));
-    if (!base.ok()) {
-      PrintError(base.status().WithContext(opt.kld_base).message());
-      return kExitFailure;
-    }
-    n_tokens = static_cast<int64_t>(base->header().tokens.size());
-    Expected<Prepared> p = Prepare(opt, base->header().n_ctx, &exit_code);
-    if (!p.ok()) {
-      PrintError(p.status().message());
-      return exit_code;
-    }
-    engine = p->model.engine->info().name;
-    // The base's first token of each chunk is the text's; the BOS that replaces it is this model's.
-    Expected<gguf::File> file = gguf::File::Open(opt.model);
-    if (!file.ok()) {
-      PrintError(file.status().message());
-      return kExitFailure;
-    }
-    Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
-    if (!tok.ok()) {
-      PrintError(tok.status().WithContext(opt.model).message());
-      return kExitFailure;
-    }
-    p->options.bos = (*tok)->vocab().add_bos() ? (*tok)->vocab().special().bos : -1;
-    result = runtime::RunKlDivergence(*p->session, *base, p->options, report);
-    if (!result.ok()) result = result.status().WithContext(opt.kld_base);
-  } else {
-    Expected<Prepared> p = Prepare(opt, opt.ctx, &exit_code);
-    if (!p.ok()) {
-      PrintError(p.status().message());
-      return exit_code;
-    }
-    engine = p->model.engine->info().name;
-    Expected<std::vector<int32_t>> tokens = TokenizeText(opt.model, opt.text, &p->options.bos);
-    if (!tokens.ok()) {
-      PrintError(tokens.status().message());
-      return kExitFailure;
-    }
-    n_tokens = static_cast<int64_t>(tokens->size());
-    if (opt.save_logits.empty()) {
-      result = runtime::RunPerplexity(*p->session, *tokens, p->options, nullptr, report);
-    } else {
-      AtomicOutput out(opt.save_logits);
-      if (Status s = out.Open(); !s.ok()) {
-        PrintError(s.message());
-        return kExitFailure;
-      }
-      const runtime::LogitsFileHeader header =
-          runtime::PerplexityHeader(*tokens, p->options, p->model.model->hparams().n_vocab);
-      Expected<runtime::LogitsFileWriter> writer = runtime::LogitsFileWriter::Start(out.stream(), header);
-      if (!writer.ok()) {
-        PrintError(writer.status().message());
-        return kExitFailure;
-      }
-      result = runtime::RunPerplexity(*p->session, *tokens, p->options, &*writer, report);
-      if (result.ok()) {
-        if (Status s = out.Commit(); !s.ok()) result = s;
-      }
-    }
-    if (!result.ok()) result = result.status().WithContext(opt.text);
-  }
-  if (!result.ok()) {
-    PrintError(result.status().message());
-    return kExitFailure;
+  Expected<Outcome> outcome =
+      opt.kld_base.empty() ? ScoreText(opt, progress, &exit_code) : CompareWithBase(opt, progress, &exit_code);
+  if (!outcome.ok()) {
+    PrintError(outcome.status().message());
+    return exit_code;
   }
   if (opt.json) {
-    PrintJson(opt, engine, n_tokens, *result);
+    PrintJson(opt, outcome->engine, outcome->n_tokens, outcome->result);
   } else {
-    PrintText(opt, engine, n_tokens, *result);
+    PrintText(opt, outcome->engine, outcome->n_tokens, outcome->result);
   }
   return kExitSuccess;
 }
