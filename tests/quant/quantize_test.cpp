@@ -89,8 +89,12 @@ TEST_P(RoundTripTest, SingleHugeOutlier) {
     EXPECT_EQ(y[37], 2000.0f) << t.name;
     EXPECT_EQ(y[40], -2000.0f) << t.name;
   } else {
-    // The outliers set their block's scale, so they themselves survive well.
-    EXPECT_NEAR(y[37], 1000.0f, 1000.0f * 0.05f) << t.name;
+    // The outliers set their block's scale, so they themselves survive well:
+    // within 5%, or for the iq4 codebook, whose values nearest 1000 / (2000 / 127)
+    // = 63.5 are 53 and 69, within that step (the x^2-weighted fit keeps -2000
+    // exact and takes 69: 8%).
+    const bool iq4 = t.type == GgmlType::kIQ4_NL || t.type == GgmlType::kIQ4_XS;
+    EXPECT_NEAR(y[37], 1000.0f, 1000.0f * (iq4 ? 0.09f : 0.05f)) << t.name;
     EXPECT_NEAR(y[40], -2000.0f, 2000.0f * 0.01f) << t.name;
   }
   // Blocks without an outlier (from element 256 on, for every block size)
