@@ -113,7 +113,7 @@ class Bench:
         raise SystemExit(f"quality: llama-perplexity printed no {want}: {' '.join(cmd)}")
 
     def trit_ppl(self, model, extra, engine="cpu"):
-        # The reference engine (float activations, scalar) is ~70x slower: fewer chunks.
+        # The reference engine (float activations, scalar) is ~60x slower: fewer chunks.
         chunks = self.a.reference_chunks if engine == "reference" else self.a.chunks
         cmd = [self.a.trit, "perplexity", model, "--json", "--threads", str(self.a.threads),
                "--chunks", str(chunks), "--engine", engine] + extra

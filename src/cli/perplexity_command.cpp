@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "base/atomic_file.h"
 #include "cli/command.h"
 #include "cli/engine_option.h"
 #include "formats/gguf/reader.h"
@@ -77,42 +78,32 @@ class ProgressPrinter {
   bool tty_;
 };
 
-// A file written under a temporary name and renamed when complete, so a
-// failed or interrupted run leaves no truncated base file behind.
-class AtomicOutput {
- public:
-  explicit AtomicOutput(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {}
-  ~AtomicOutput() {
-    if (!committed_) {
-      out_.close();
-      std::error_code ec;
-      std::filesystem::remove(partial_, ec);
-    }
-  }
-  Status Open() {
-    out_.open(partial_, std::ios::binary | std::ios::trunc);
-    if (!out_) return Error(ErrorCode::kIo, "{}: cannot create", partial_);
-    return Status::Ok();
-  }
-  std::ostream& stream() { return out_; }
-  Status Commit() {
-    out_.close();
-    if (!out_) return Error(ErrorCode::kIo, "{}: write error", partial_);
-    std::error_code ec;
-    std::filesystem::rename(partial_, path_, ec);
-    if (ec) return Error(ErrorCode::kIo, "{}: cannot rename to {}: {}", partial_, path_, ec.message());
-    committed_ = true;
-    return Status::Ok();
-  }
-
- private:
-  std::string path_;
-  std::string partial_;
-  std::ofstream out_;
-  bool committed_ = false;
-};
-
 nlohmann::ordered_json MeanErrorJson(const runtime::MeanError& m) { return {{"value", m.mean}, {"error", m.error}}; }
+
+nlohmann::ordered_json SpreadJson(const runtime::MeanError& m, const runtime::Spread& s) {
+  return {{"mean", m.mean}, {"error", m.error}, {"max", s.max},   {"p99_9", s.p99_9},   {"p99", s.p99},
+          {"p95", s.p95},   {"p90", s.p90},     {"p75", s.p75},   {"median", s.median}, {"p25", s.p25},
+          {"p10", s.p10},   {"p5", s.p5},       {"p1", s.p1},     {"p0_1", s.p0_1},     {"min", s.min}};
+}
+
+// llama-perplexity's lines of a spread: "Maximum NAME", "99.9%   NAME", ... "Minimum NAME",
+// each value formatted by `value` (llama.cpp prints Δp's 75% and 25% lines, not KLD's).
+void PrintSpread(const std::string& name, const runtime::Spread& s, bool quartiles,
+                 const std::function<std::string(double)>& value) {
+  struct Line {
+    const char* label;
+    double value;
+    bool quartile;
+  };
+  const Line lines[] = {{"Maximum", s.max, false},  {"99.9%  ", s.p99_9, false}, {"99.0%  ", s.p99, false},
+                        {"95.0%  ", s.p95, false},  {"90.0%  ", s.p90, false},   {"75.0%  ", s.p75, true},
+                        {"Median ", s.median, false}, {"25.0%  ", s.p25, true},  {"10.0%  ", s.p10, false},
+                        {" 5.0%  ", s.p5, false},   {" 1.0%  ", s.p1, false},    {" 0.1%  ", s.p0_1, false},
+                        {"Minimum", s.min, false}};
+  for (const Line& line : lines) {
+    if (!line.quartile || quartiles) fmt::print("{} {}: {}\n", line.label, name, value(line.value));
+  }
+}
 
 nlohmann::ordered_json KldJson(const runtime::KldSummary& k) {
   nlohmann::ordered_json j;
@@ -123,16 +114,10 @@ nlohmann::ordered_json KldJson(const runtime::KldSummary& k) {
   j["ln_ppl_ratio"] = MeanErrorJson(k.ln_ppl_ratio);
   j["ppl_ratio"] = MeanErrorJson(k.ppl_ratio);
   j["ppl_diff"] = MeanErrorJson(k.ppl_diff);
-  j["kld"] = {{"mean", k.kld.mean}, {"error", k.kld.error}, {"max", k.kld_max},       {"p99_9", k.kld_p999},
-              {"p99", k.kld_p99},   {"p95", k.kld_p95},     {"p90", k.kld_p90},       {"median", k.kld_median},
-              {"p10", k.kld_p10},   {"p5", k.kld_p05},      {"p1", k.kld_p01},        {"p0_1", k.kld_p001},
-              {"min", k.kld_min}};
-  j["delta_p"] = {{"mean", k.p_diff.mean},     {"error", k.p_diff.error}, {"max", k.p_diff_max},
-                  {"p99_9", k.p_diff_p999},    {"p99", k.p_diff_p99},     {"p95", k.p_diff_p95},
-                  {"p90", k.p_diff_p90},       {"p75", k.p_diff_p75},     {"median", k.p_diff_median},
-                  {"p25", k.p_diff_p25},       {"p10", k.p_diff_p10},     {"p5", k.p_diff_p05},
-                  {"p1", k.p_diff_p01},        {"p0_1", k.p_diff_p001},   {"min", k.p_diff_min},
-                  {"rms", k.p_diff_rms.mean},  {"rms_error", k.p_diff_rms.error}};
+  j["kld"] = SpreadJson(k.kld, k.kld_spread);
+  j["delta_p"] = SpreadJson(k.p_diff, k.p_diff_spread);
+  j["delta_p"]["rms"] = k.p_diff_rms.mean;
+  j["delta_p"]["rms_error"] = k.p_diff_rms.error;
   j["same_top"] = MeanErrorJson(k.same_top);
   return j;
 }
@@ -169,32 +154,11 @@ void PrintKldText(const runtime::KldSummary& k) {
   fmt::print("Mean PPL(Q)-PPL(base)         : {:10.6f} ± {:10.6f}\n\n", k.ppl_diff.mean, k.ppl_diff.error);
   fmt::print("====== KL divergence statistics ======\n");
   fmt::print("Mean    KLD: {:10.6f} ± {:10.6f}\n", k.kld.mean, k.kld.error);
-  fmt::print("Maximum KLD: {:10.6f}\n", k.kld_max);
-  fmt::print("99.9%   KLD: {:10.6f}\n", k.kld_p999);
-  fmt::print("99.0%   KLD: {:10.6f}\n", k.kld_p99);
-  fmt::print("95.0%   KLD: {:10.6f}\n", k.kld_p95);
-  fmt::print("90.0%   KLD: {:10.6f}\n", k.kld_p90);
-  fmt::print("Median  KLD: {:10.6f}\n", k.kld_median);
-  fmt::print("10.0%   KLD: {:10.6f}\n", k.kld_p10);
-  fmt::print(" 5.0%   KLD: {:10.6f}\n", k.kld_p05);
-  fmt::print(" 1.0%   KLD: {:10.6f}\n", k.kld_p01);
-  fmt::print(" 0.1%   KLD: {:10.6f}\n", k.kld_p001);
-  fmt::print("Minimum KLD: {:10.6f}\n\n", k.kld_min);
+  PrintSpread("KLD", k.kld_spread, false, [](double v) { return fmt::format("{:10.6f}", v); });
+  fmt::print("\n");
   fmt::print("====== Token probability statistics ======\n");
   fmt::print("Mean    Δp: {:6.3f} ± {:5.3f} %\n", 100.0 * k.p_diff.mean, 100.0 * k.p_diff.error);
-  fmt::print("Maximum Δp: {:6.3f}%\n", 100.0 * k.p_diff_max);
-  fmt::print("99.9%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p999);
-  fmt::print("99.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p99);
-  fmt::print("95.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p95);
-  fmt::print("90.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p90);
-  fmt::print("75.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p75);
-  fmt::print("Median  Δp: {:6.3f}%\n", 100.0 * k.p_diff_median);
-  fmt::print("25.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p25);
-  fmt::print("10.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p10);
-  fmt::print(" 5.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p05);
-  fmt::print(" 1.0%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p01);
-  fmt::print(" 0.1%   Δp: {:6.3f}%\n", 100.0 * k.p_diff_p001);
-  fmt::print("Minimum Δp: {:6.3f}%\n", 100.0 * k.p_diff_min);
+  PrintSpread("Δp", k.p_diff_spread, true, [](double v) { return fmt::format("{:6.3f}%", 100.0 * v); });
   fmt::print("RMS Δp    : {:6.3f} ± {:5.3f} %\n", 100.0 * k.p_diff_rms.mean, 100.0 * k.p_diff_rms.error);
   fmt::print("Same top p: {:6.3f} ± {:5.3f} %\n", 100.0 * k.same_top.mean, 100.0 * k.same_top.error);
 }
@@ -242,15 +206,6 @@ Expected<Prepared> Prepare(PerplexityCommandOptions& opt, int64_t n_ctx, int* ex
   return p;
 }
 
-// The tokenizer of the model at `path`.
-Expected<std::unique_ptr<tokenizer::Tokenizer>> LoadTokenizer(const std::string& path) {
-  Expected<gguf::File> file = gguf::File::Open(path);
-  if (!file.ok()) return file.status();
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
-  if (!tok.ok()) return tok.status().WithContext(path);
-  return tok;
-}
-
 // The id that replaces each chunk's first token: BOS when the model adds one.
 int32_t ChunkBos(const tokenizer::Vocab& vocab) { return vocab.add_bos() ? vocab.special().bos : -1; }
 
@@ -259,7 +214,7 @@ Expected<std::vector<int32_t>> TokenizeText(const std::string& model_path, const
                                             int32_t* bos) {
   Expected<std::string> text = ReadText(text_path);
   if (!text.ok()) return text.status();
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = LoadTokenizer(model_path);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(model_path);
   if (!tok.ok()) return tok.status();
   const tokenizer::Vocab& vocab = (*tok)->vocab();
   if (vocab.add_eos()) {
@@ -292,7 +247,7 @@ Expected<Outcome> CompareWithBase(PerplexityCommandOptions& opt, const ProgressF
   Expected<Prepared> p = Prepare(opt, base->header().n_ctx, exit_code);
   if (!p.ok()) return p.status();
   // The base holds the text's first token of each chunk; the BOS that replaces it is this model's.
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = LoadTokenizer(opt.model);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(opt.model);
   if (!tok.ok()) return tok.status();
   p->options.bos = ChunkBos((*tok)->vocab());
   Expected<runtime::PerplexityResult> r = runtime::RunKlDivergence(*p->session, *base, p->options, progress);
@@ -313,15 +268,17 @@ Expected<Outcome> ScoreText(PerplexityCommandOptions& opt, const ProgressFn& pro
     outcome.result = std::move(*r);
     return outcome;
   }
-  AtomicOutput out(opt.save_logits);
-  if (Status s = out.Open(); !s.ok()) return s;
+  // Written under a temporary name and renamed when complete: a failed run leaves no base file.
+  Expected<AtomicFileWriter> out = AtomicFileWriter::Create(opt.save_logits);
+  if (!out.ok()) return out.status();
   const runtime::LogitsFileHeader header =
       runtime::PerplexityHeader(*tokens, p->options, p->model.model->hparams().n_vocab);
-  Expected<runtime::LogitsFileWriter> writer = runtime::LogitsFileWriter::Start(out.stream(), header);
+  Expected<runtime::LogitsFileWriter> writer = runtime::LogitsFileWriter::Start(
+      [&out](std::span<const uint8_t> bytes) { return out->Write(bytes); }, header);
   if (!writer.ok()) return writer.status();
   Expected<runtime::PerplexityResult> r = runtime::RunPerplexity(*p->session, *tokens, p->options, &*writer, progress);
   if (!r.ok()) return r.status().WithContext(opt.text);
-  if (Status s = out.Commit(); !s.ok()) return s;
+  if (Status s = out->Commit(); !s.ok()) return s;
   outcome.result = std::move(*r);
   return outcome;
 }

@@ -32,14 +32,6 @@ struct DetokenizeOptions {
   bool no_newline = false;
 };
 
-Expected<std::unique_ptr<tokenizer::Tokenizer>> LoadTokenizer(const std::string& path) {
-  Expected<gguf::File> file = gguf::File::Open(path);
-  if (!file.ok()) return file.status();
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
-  if (!tok.ok()) return tok.status().WithContext(path);
-  return tok;
-}
-
 int RunTokenize(const TokenizeOptions& opt, const CLI::App& app) {
   const bool has_text = app.count("text") > 0;
   if (has_text == opt.from_stdin) {
@@ -49,7 +41,7 @@ int RunTokenize(const TokenizeOptions& opt, const CLI::App& app) {
   std::string text = opt.text;
   if (opt.from_stdin) text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
 
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = LoadTokenizer(opt.model);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(opt.model);
   if (!tok.ok()) {
     PrintError(tok.status().message());
     return kExitFailure;
@@ -91,7 +83,7 @@ int RunDetokenize(const DetokenizeOptions& opt) {
       pos = end == std::string::npos ? s.size() : end;
     }
   }
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = LoadTokenizer(opt.model);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(opt.model);
   if (!tok.ok()) {
     PrintError(tok.status().message());
     return kExitFailure;

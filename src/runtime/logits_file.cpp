@@ -61,7 +61,16 @@ LogProbRecord::LogProbRecord(std::span<const uint16_t> record) {
   q_ = record.subspan(4);
 }
 
-Expected<LogitsFileWriter> LogitsFileWriter::Start(std::ostream& out, const LogitsFileHeader& header) {
+namespace {
+
+template <typename T>
+std::span<const uint8_t> Bytes(std::span<const T> values) {
+  return {reinterpret_cast<const uint8_t*>(values.data()), values.size_bytes()};
+}
+
+}  // namespace
+
+Expected<LogitsFileWriter> LogitsFileWriter::Start(ByteSink sink, const LogitsFileHeader& header) {
   if (header.n_ctx < 2 || header.n_vocab < 1 || header.n_chunk < 1) {
     return Error(ErrorCode::kInvalidArgument, "logits file: n_ctx {} (at least 2), n_vocab {}, n_chunk {} (at least 1)",
                  header.n_ctx, header.n_vocab, header.n_chunk);
@@ -70,13 +79,21 @@ Expected<LogitsFileWriter> LogitsFileWriter::Start(std::ostream& out, const Logi
     return Error(ErrorCode::kInvalidArgument, "logits file: {} tokens for {} chunks of {}", header.tokens.size(),
                  header.n_chunk, header.n_ctx);
   }
-  out.write(kMagic, sizeof(kMagic));
-  out.write(reinterpret_cast<const char*>(&header.n_ctx), 4);
-  out.write(reinterpret_cast<const char*>(&header.n_vocab), 4);
-  out.write(reinterpret_cast<const char*>(&header.n_chunk), 4);
-  out.write(reinterpret_cast<const char*>(header.tokens.data()), static_cast<std::streamsize>(4 * header.tokens.size()));
-  if (!out) return Error(ErrorCode::kIo, "logits file: writing the header failed");
-  return LogitsFileWriter(out, header);
+  const int32_t sizes[3] = {header.n_ctx, header.n_vocab, header.n_chunk};
+  for (std::span<const uint8_t> part : {Bytes(std::span<const char>(kMagic)), Bytes(std::span<const int32_t>(sizes)),
+                                        Bytes(std::span<const int32_t>(header.tokens))}) {
+    if (Status s = sink(part); !s.ok()) return s.WithContext("logits file: writing the header");
+  }
+  return LogitsFileWriter(std::move(sink), header);
+}
+
+Expected<LogitsFileWriter> LogitsFileWriter::Start(std::ostream& out, const LogitsFileHeader& header) {
+  return Start(
+      [&out](std::span<const uint8_t> bytes) {
+        out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        return out ? Status::Ok() : Error(ErrorCode::kIo, "the stream refused {} bytes", bytes.size());
+      },
+      header);
 }
 
 Status LogitsFileWriter::WriteChunk(std::span<const uint16_t> records) {
@@ -88,8 +105,9 @@ Status LogitsFileWriter::WriteChunk(std::span<const uint16_t> records) {
     return Error(ErrorCode::kInvalidArgument, "logits file: a chunk is {} uint16 words, got {}", chunk_words_,
                  records.size());
   }
-  out_->write(reinterpret_cast<const char*>(records.data()), static_cast<std::streamsize>(2 * records.size()));
-  if (!*out_) return Error(ErrorCode::kIo, "logits file: writing chunk {} failed", chunks_written_ + 1);
+  if (Status s = sink_(Bytes(records)); !s.ok()) {
+    return s.WithContext(fmt::format("logits file: writing chunk {}", chunks_written_ + 1));
+  }
   ++chunks_written_;
   return Status::Ok();
 }

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <istream>
 #include <ostream>
 #include <span>
@@ -55,19 +56,24 @@ class LogProbRecord {
   std::span<const uint16_t> q_;
 };
 
+// Where a writer's bytes go; an error stops the writer.
+using ByteSink = std::function<Status(std::span<const uint8_t> bytes)>;
+
 // Writes the header, then WriteChunk for each chunk in order.
 class LogitsFileWriter {
  public:
   // Errors (kInvalidArgument) when the header's sizes disagree.
+  static Expected<LogitsFileWriter> Start(ByteSink sink, const LogitsFileHeader& header);
+  // The same into a stream (kIo when it fails).
   static Expected<LogitsFileWriter> Start(std::ostream& out, const LogitsFileHeader& header);
   // One chunk's records, ScoredRows(n_ctx) * RecordWords(n_vocab) words.
   Status WriteChunk(std::span<const uint16_t> records);
   int32_t chunks_written() const { return chunks_written_; }
 
  private:
-  LogitsFileWriter(std::ostream& out, const LogitsFileHeader& header)
-      : out_(&out), n_chunk_(header.n_chunk), chunk_words_(ScoredRows(header.n_ctx) * RecordWords(header.n_vocab)) {}
-  std::ostream* out_;
+  LogitsFileWriter(ByteSink sink, const LogitsFileHeader& header)
+      : sink_(std::move(sink)), n_chunk_(header.n_chunk), chunk_words_(ScoredRows(header.n_ctx) * RecordWords(header.n_vocab)) {}
+  ByteSink sink_;
   int32_t n_chunk_;
   int64_t chunk_words_;
   int32_t chunks_written_ = 0;

@@ -68,6 +68,27 @@ int32_t Target(std::span<const int32_t> chunk, int64_t row) {
   return chunk[static_cast<size_t>(static_cast<int64_t>(chunk.size()) / 2 + row + 1)];
 }
 
+// The loop both runs share: each chunk scored on the session, `score` given
+// its logits (and adding each scored row's nll to result->nll), then the
+// running PPL and the progress.
+using ChunkScorer = std::function<Status(int64_t chunk_index, std::span<const int32_t> chunk, const Logits& logits)>;
+Status RunChunks(Session& session, std::span<const int32_t> tokens, const PerplexityOptions& options,
+                 PerplexityResult* result, const ChunkScorer& score,
+                 const std::function<void(const PerplexityProgress&)>& progress) {
+  const auto start = Clock::now();
+  for (int64_t c = 0; c < result->n_chunk; ++c) {
+    const std::span<const int32_t> chunk =
+        tokens.subspan(static_cast<size_t>(c * result->n_ctx), static_cast<size_t>(result->n_ctx));
+    Expected<Logits> logits = ScoreChunk(session, chunk, options);
+    if (!logits.ok()) return logits.status();
+    if (Status s = score(c, chunk, *logits); !s.ok()) return s;
+    result->running_ppl.push_back(result->nll.Ppl());
+    if (progress) progress({c + 1, result->n_chunk, result->nll.Ppl(), SecondsSince(start)});
+  }
+  result->seconds = SecondsSince(start);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Expected<PerplexityResult> RunPerplexity(Session& session, std::span<const int32_t> tokens,
@@ -89,31 +110,23 @@ Expected<PerplexityResult> RunPerplexity(Session& session, std::span<const int32
   const int64_t words = RecordWords(result.n_vocab);
   std::vector<double> nll(static_cast<size_t>(rows));
   std::vector<uint16_t> records(save != nullptr ? static_cast<size_t>(rows * words) : 0);
-  const auto start = Clock::now();
-  for (int64_t c = 0; c < result.n_chunk; ++c) {
-    const std::span<const int32_t> chunk = tokens.subspan(static_cast<size_t>(c * n_ctx), static_cast<size_t>(n_ctx));
-    Expected<Logits> logits = ScoreChunk(session, chunk, options);
-    if (!logits.ok()) return logits.status();
+  auto score = [&](int64_t, std::span<const int32_t> chunk, const Logits& logits) {
     // Rows are independent: scored on the session's threads, summed in row order.
     session.pool().ParallelFor(rows, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         if (save != nullptr) {
           const std::span<uint16_t> record = std::span<uint16_t>(records).subspan(static_cast<size_t>(r * words),
                                                                                    static_cast<size_t>(words));
-          nll[static_cast<size_t>(r)] = EncodeLogProbs(logits->Row(r), Target(chunk, r), record);
+          nll[static_cast<size_t>(r)] = EncodeLogProbs(logits.Row(r), Target(chunk, r), record);
         } else {
-          nll[static_cast<size_t>(r)] = NegativeLogLikelihood(logits->Row(r), Target(chunk, r));
+          nll[static_cast<size_t>(r)] = NegativeLogLikelihood(logits.Row(r), Target(chunk, r));
         }
       }
     });
     for (double v : nll) result.nll.Add(v);
-    if (save != nullptr) {
-      if (Status s = save->WriteChunk(records); !s.ok()) return s;
-    }
-    result.running_ppl.push_back(result.nll.Ppl());
-    if (progress) progress({c + 1, result.n_chunk, result.nll.Ppl(), SecondsSince(start)});
-  }
-  result.seconds = SecondsSince(start);
+    return save != nullptr ? save->WriteChunk(records) : Status::Ok();
+  };
+  if (Status s = RunChunks(session, tokens, options, &result, score, progress); !s.ok()) return s;
   return result;
 }
 
@@ -123,7 +136,8 @@ Expected<PerplexityResult> RunKlDivergence(Session& session, LogitsFileReader& b
   const int64_t n_vocab = session.model().hparams().n_vocab;
   if (header.n_vocab != n_vocab) {
     return Error(ErrorCode::kInvalidArgument,
-                 "the base logits have a vocabulary of {} tokens, the model {}: they come from another model family",
+                 "the base logits have a vocabulary of {} tokens, the model {}: a base must come from a model with "
+                 "the same vocabulary",
                  header.n_vocab, n_vocab);
   }
   const int64_t n_ctx = header.n_ctx;
@@ -137,28 +151,22 @@ Expected<PerplexityResult> RunKlDivergence(Session& session, LogitsFileReader& b
   std::vector<KldRow> compared(static_cast<size_t>(rows));
   std::vector<uint16_t> records;
   KldStats kld;
-  const auto start = Clock::now();
-  for (int64_t c = 0; c < result.n_chunk; ++c) {
-    const std::span<const int32_t> chunk =
-        std::span<const int32_t>(header.tokens).subspan(static_cast<size_t>(c * n_ctx), static_cast<size_t>(n_ctx));
-    Expected<Logits> logits = ScoreChunk(session, chunk, options);
-    if (!logits.ok()) return logits.status();
+  auto score = [&](int64_t c, std::span<const int32_t> chunk, const Logits& logits) {
     if (Status s = base.ReadChunk(&records); !s.ok()) return s.WithContext(fmt::format("base chunk {}", c + 1));
     session.pool().ParallelFor(rows, [&](int64_t begin, int64_t end) {
       for (int64_t r = begin; r < end; ++r) {
         const LogProbRecord record(
             std::span<const uint16_t>(records).subspan(static_cast<size_t>(r * words), static_cast<size_t>(words)));
-        compared[static_cast<size_t>(r)] = CompareRow(logits->Row(r), record, Target(chunk, r));
+        compared[static_cast<size_t>(r)] = CompareRow(logits.Row(r), record, Target(chunk, r));
       }
     });
     for (const KldRow& row : compared) {
       kld.Add(row);
       result.nll.Add(row.nll);
     }
-    result.running_ppl.push_back(result.nll.Ppl());
-    if (progress) progress({c + 1, result.n_chunk, result.nll.Ppl(), SecondsSince(start)});
-  }
-  result.seconds = SecondsSince(start);
+    return Status::Ok();
+  };
+  if (Status s = RunChunks(session, header.tokens, options, &result, score, progress); !s.ok()) return s;
   if (kld.count() > 0) result.kld = kld.Summarize();
   return result;
 }

@@ -118,6 +118,26 @@ double Percentile(std::span<const float> sorted, double fraction) {
   return (1 - p) * sorted[ip] + p * sorted[std::min(ip + 1, sorted.size() - 1)];
 }
 
+Spread SpreadOf(std::vector<float> values) {
+  TRIT_CHECK(!values.empty());
+  std::sort(values.begin(), values.end());
+  Spread s;
+  s.max = values.back();
+  s.p99_9 = Percentile(values, 0.999);
+  s.p99 = Percentile(values, 0.99);
+  s.p95 = Percentile(values, 0.95);
+  s.p90 = Percentile(values, 0.90);
+  s.p75 = Percentile(values, 0.75);
+  s.median = Median(values);
+  s.p25 = Percentile(values, 0.25);
+  s.p10 = Percentile(values, 0.10);
+  s.p5 = Percentile(values, 0.05);
+  s.p1 = Percentile(values, 0.01);
+  s.p0_1 = Percentile(values, 0.001);
+  s.min = values.front();
+  return s;
+}
+
 KldSummary KldStats::Summarize() const {
   TRIT_CHECK(count_ >= 1);
   KldSummary s;
@@ -137,36 +157,9 @@ KldSummary KldStats::Summarize() const {
   s.ppl_diff = {s.ppl.mean - s.ppl_base.mean, std::sqrt(std::max(0.0, diff_variance))};
 
   s.kld = MeanAndError(sum_kld_, sum_kld2_, count_);
-  std::vector<float> kld = kld_values_;
-  std::sort(kld.begin(), kld.end());
-  s.kld_max = kld.back();
-  s.kld_p999 = Percentile(kld, 0.999);
-  s.kld_p99 = Percentile(kld, 0.99);
-  s.kld_p95 = Percentile(kld, 0.95);
-  s.kld_p90 = Percentile(kld, 0.90);
-  s.kld_median = Median(kld);
-  s.kld_p10 = Percentile(kld, 0.10);
-  s.kld_p05 = Percentile(kld, 0.05);
-  s.kld_p01 = Percentile(kld, 0.01);
-  s.kld_p001 = Percentile(kld, 0.001);
-  s.kld_min = kld.front();
-
+  s.kld_spread = SpreadOf(kld_values_);
   s.p_diff = MeanAndError(sum_p_diff_, sum_p_diff2_, count_);
-  std::vector<float> p_diff = p_diff_values_;
-  std::sort(p_diff.begin(), p_diff.end());
-  s.p_diff_max = p_diff.back();
-  s.p_diff_p999 = Percentile(p_diff, 0.999);
-  s.p_diff_p99 = Percentile(p_diff, 0.99);
-  s.p_diff_p95 = Percentile(p_diff, 0.95);
-  s.p_diff_p90 = Percentile(p_diff, 0.90);
-  s.p_diff_p75 = Percentile(p_diff, 0.75);
-  s.p_diff_median = Median(p_diff);
-  s.p_diff_p25 = Percentile(p_diff, 0.25);
-  s.p_diff_p10 = Percentile(p_diff, 0.10);
-  s.p_diff_p05 = Percentile(p_diff, 0.05);
-  s.p_diff_p01 = Percentile(p_diff, 0.01);
-  s.p_diff_p001 = Percentile(p_diff, 0.001);
-  s.p_diff_min = p_diff.front();
+  s.p_diff_spread = SpreadOf(p_diff_values_);
   const MeanError mse = MeanAndError(sum_p_diff2_, sum_p_diff4_, count_);
   const double rms = std::sqrt(mse.mean);
   s.p_diff_rms = {rms, rms > 0.0 ? 0.5 / rms * mse.error : 0.0};

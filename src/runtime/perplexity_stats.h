@@ -61,6 +61,14 @@ struct MeanError {
   double error = 0.0;
 };
 
+// The spread of per-row values: extremes, median and llama.cpp's percentiles.
+struct Spread {
+  double max = 0.0, p99_9 = 0.0, p99 = 0.0, p95 = 0.0, p90 = 0.0, p75 = 0.0, median = 0.0;
+  double p25 = 0.0, p10 = 0.0, p5 = 0.0, p1 = 0.0, p0_1 = 0.0, min = 0.0;
+};
+// Needs at least one value.
+Spread SpreadOf(std::vector<float> values);
+
 struct KldSummary {
   int64_t count = 0;
   MeanError ppl;             // PPL(Q), this model
@@ -70,12 +78,9 @@ struct KldSummary {
   MeanError ppl_ratio;       // PPL(Q) / PPL(base)
   MeanError ppl_diff;        // PPL(Q) - PPL(base)
   MeanError kld;
-  double kld_max = 0.0, kld_p999 = 0.0, kld_p99 = 0.0, kld_p95 = 0.0, kld_p90 = 0.0, kld_median = 0.0;
-  double kld_p10 = 0.0, kld_p05 = 0.0, kld_p01 = 0.0, kld_p001 = 0.0, kld_min = 0.0;
+  Spread kld_spread;
   MeanError p_diff;          // mean Δp
-  double p_diff_max = 0.0, p_diff_p999 = 0.0, p_diff_p99 = 0.0, p_diff_p95 = 0.0, p_diff_p90 = 0.0;
-  double p_diff_p75 = 0.0, p_diff_median = 0.0, p_diff_p25 = 0.0, p_diff_p10 = 0.0, p_diff_p05 = 0.0;
-  double p_diff_p01 = 0.0, p_diff_p001 = 0.0, p_diff_min = 0.0;
+  Spread p_diff_spread;
   MeanError p_diff_rms;      // root mean square Δp
   MeanError same_top;        // fraction of rows whose top token agrees
 };

@@ -17,6 +17,14 @@ Expected<std::unique_ptr<Tokenizer>> Tokenizer::FromGguf(const gguf::File& file)
   return Error(ErrorCode::kUnsupported, "unknown tokenizer model");
 }
 
+Expected<std::unique_ptr<Tokenizer>> Tokenizer::FromGgufPath(const std::string& path) {
+  Expected<gguf::File> file = gguf::File::Open(path);
+  if (!file.ok()) return file.status();
+  Expected<std::unique_ptr<Tokenizer>> tok = FromGguf(*file);
+  if (!tok.ok()) return tok.status().WithContext(path);
+  return tok;
+}
+
 std::vector<Fragment> Tokenizer::SplitSpecial(std::string_view text, bool parse_special) const {
   // As llama.cpp's tokenizer_st_partition: special tokens are taken longest
   // first; each splits every plain-text fragment at all its occurrences.

@@ -42,6 +42,8 @@ class Tokenizer {
   // Picks the algorithm from tokenizer.ggml.model (and .pre for BPE). An
   // unknown model or pre-tokenizer is refused by name.
   static Expected<std::unique_ptr<Tokenizer>> FromGguf(const gguf::File& file);
+  // FromGguf of the GGUF file at `path`; errors name the path.
+  static Expected<std::unique_ptr<Tokenizer>> FromGgufPath(const std::string& path);
 
   virtual ~Tokenizer() = default;
 

@@ -123,9 +123,9 @@ TEST(PerplexityStatsTest, SummaryOfKnownRows) {
   const KldSummary s = stats.Summarize();
   EXPECT_EQ(s.count, 20);
   EXPECT_NEAR(s.kld.mean, 0.095, 1e-9);
-  EXPECT_NEAR(s.kld_max, 0.19, 1e-6);
-  EXPECT_NEAR(s.kld_min, 0.0, 1e-9);
-  EXPECT_NEAR(s.kld_median, (0.09 + 0.10) / 2, 1e-6);  // an even count: the mean of the middle two
+  EXPECT_NEAR(s.kld_spread.max, 0.19, 1e-6);
+  EXPECT_NEAR(s.kld_spread.min, 0.0, 1e-9);
+  EXPECT_NEAR(s.kld_spread.median, (0.09 + 0.10) / 2, 1e-6);  // an even count: the mean of the middle two
   EXPECT_NEAR(s.same_top.mean, 0.75, 1e-12);
   EXPECT_NEAR(s.same_top.error, std::sqrt(0.75 * 0.25 / 19), 1e-12);
   EXPECT_NEAR(s.p_diff.mean, 0.0, 1e-7);
