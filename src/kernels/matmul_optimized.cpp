@@ -5,6 +5,7 @@
 
 #include "base/check.h"
 #include "kernels/activation_quant.h"
+#include "kernels/matmul_panel.h"
 #include "kernels/matmul_simd.h"
 #include "kernels/repack.h"
 
@@ -95,6 +96,12 @@ namespace {
 // At most this many matrices per pass (a fixed array: no allocation per call).
 constexpr size_t kMaxJobs = 8;
 
+// Batches of at least this many rows run row-group matrices by decoded
+// panels (matmul_panel.h) where the target has a panel kernel for the type:
+// a panel is decoded once for the whole batch, which pays once there are
+// two tiles of 8-row kernel calls to save.
+constexpr int64_t kPanelMinRows = 16;
+
 // Quantized matrices sharing one input: x quantized once (activation blocks
 // of the first matrix's type; the caller checks they all use it), then one
 // ParallelFor over all their rows, cut in units of 8 rows (a row group).
@@ -135,27 +142,62 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
     const int64_t step = row_groups ? n_a : simd::kRowTile;
     for (int64_t r = r0; r < r0 + n_a; r += step) call(w, y, o, n_w, r, std::min(step, r0 + n_a - r), row_groups);
   };
+  // The 8-row / row kernels over weight rows [o_begin, o_end) of job i,
+  // every tile of activation rows.
+  auto by_tiles = [&](size_t i, int64_t o_begin, int64_t o_end) {
+    const Matrix& w = *jobs[i].w;
+    const int64_t grouped_rows = w.layout == WeightLayout::kRowGroups8 ? w.n_rows / kRowGroup * kRowGroup : 0;
+    const int64_t tile = grouped_rows > 0 ? simd::kGroupRowTile : simd::kRowTile;
+    for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
+      const int64_t n_w = std::min(kWeightRowBlock, o_end - ob);
+      for (int64_t r0 = 0; r0 < m; r0 += tile) {
+        const int64_t n_a = std::min(tile, m - r0);
+        if (ob < grouped_rows && ob + n_w > grouped_rows) {  // groups, then the last rows
+          run(w, jobs[i].y, ob, grouped_rows - ob, r0, n_a, true);
+          run(w, jobs[i].y, grouped_rows, ob + n_w - grouped_rows, r0, n_a, false);
+        } else {
+          run(w, jobs[i].y, ob, n_w, r0, n_a, ob < grouped_rows);
+        }
+      }
+    }
+  };
+  // Large batches: the activations rearranged once for the panel kernels.
+  thread_local simd::PanelActivations reused_panel;
+  simd::PanelActivations& panel_a = reused_panel;
+  auto panel_type = [&](const Matrix& w) {
+    return w.layout == WeightLayout::kRowGroups8 && w.n_rows >= kRowGroup && simd::HasPanelKernel(w.type->type);
+  };
+  bool panels = false;
+  if (m >= kPanelMinRows && a.block == 256) {
+    for (const MatMulJob& job : jobs) panels = panels || panel_type(*job.w);
+  }
+  if (panels) simd::PreparePanelActivations(a, panel_a);
   pool.ParallelFor(first_unit[jobs.size()], [&](int64_t u_begin, int64_t u_end) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       const int64_t lo = std::max(u_begin, first_unit[i]), hi = std::min(u_end, first_unit[i + 1]);
       if (lo >= hi) continue;
       const Matrix& w = *jobs[i].w;
-      const int64_t grouped_rows = w.layout == WeightLayout::kRowGroups8 ? w.n_rows / kRowGroup * kRowGroup : 0;
-      const int64_t tile = grouped_rows > 0 ? simd::kGroupRowTile : simd::kRowTile;
       const int64_t o_begin = (lo - first_unit[i]) * kRowGroup;
       const int64_t o_end = std::min((hi - first_unit[i]) * kRowGroup, w.n_rows);
-      for (int64_t ob = o_begin; ob < o_end; ob += kWeightRowBlock) {
-        const int64_t n_w = std::min(kWeightRowBlock, o_end - ob);
-        for (int64_t r0 = 0; r0 < m; r0 += tile) {
-          const int64_t n_a = std::min(tile, m - r0);
-          if (ob < grouped_rows && ob + n_w > grouped_rows) {  // groups, then the last rows
-            run(w, jobs[i].y, ob, grouped_rows - ob, r0, n_a, true);
-            run(w, jobs[i].y, grouped_rows, ob + n_w - grouped_rows, r0, n_a, false);
-          } else {
-            run(w, jobs[i].y, ob, n_w, r0, n_a, ob < grouped_rows);
-          }
-        }
+      if (!panels || !panel_type(w)) {
+        by_tiles(i, o_begin, o_end);
+        continue;
       }
+      // Whole groups by panels of two (one where a single group is left),
+      // the last n_rows % 8 rows (row layout) by tiles.
+      const int64_t grouped_end = std::min(o_end, w.n_rows / kRowGroup * kRowGroup);
+      for (int64_t ob = o_begin; ob < grouped_end; ob += simd::kPanelRows) {
+        simd::PanelArgs args;
+        args.w = w.data + static_cast<uint64_t>(ob) * w.row_bytes;
+        args.n_groups = std::min<int64_t>(2, (grouped_end - ob) / kRowGroup);
+        args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
+        args.n_blocks = n_blocks;
+        args.a = &panel_a;
+        args.y = jobs[i].y + ob;
+        args.y_stride = w.n_rows;
+        simd::GemmPanel(w.type->type, args);
+      }
+      if (grouped_end < o_end) by_tiles(i, std::max(o_begin, grouped_end), o_end);
     }
   });
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 
 #include "kernels/activation_quant.h"
 #include "kernels/cpu_targets.h"
@@ -215,6 +216,59 @@ TEST(OptimizedMatMul, ManyMatricesGiveTheBitsOfSeparateCalls) {
       }
       MatMulOptimizedMany(jobs, x.data(), m, pool);
       for (size_t i = 0; i < set.size(); ++i) EXPECT_TRUE(SameBits(together[i], alone[i])) << "m " << m << " matrix " << i;
+    }
+  }
+}
+
+// Batches large enough for the decoded panels (matmul_panel.h): row-group
+// matrices of the panel types beside one without a panel kernel (tq2_0) and
+// one in row layout, together in one pass and alone, on every target, give
+// the bits of the same rows computed one at a time.
+TEST(OptimizedMatMul, PanelBatchesGiveTheBitsOfSingleRows) {
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  constexpr int64_t kCols = 3 * 256;
+  std::vector<Weights> weights;
+  std::vector<std::vector<uint8_t>> packed;
+  std::vector<Matrix> matrices;
+  for (auto [type, rows] : {std::pair{GgmlType::kQ6_K, 40}, std::pair{GgmlType::kQ4_K, 24}, std::pair{GgmlType::kQ5_K, 17},
+                            std::pair{GgmlType::kIQ4_XS, 8}, std::pair{GgmlType::kTQ2_0, 16}}) {
+    weights.push_back(RandomWeights(quant::GetType(type), kCols, rows, rng));
+  }
+  packed.resize(weights.size());
+  for (size_t i = 0; i < weights.size(); ++i) {
+    packed[i].resize(weights[i].bytes.size());
+    matrices.push_back(RepackRowGroups(weights[i].m, packed[i].data()));
+  }
+  matrices.push_back(weights[0].m);  // q6_K in row layout
+  ThreadPool one(1), two(2), three(3);
+  for (int64_t m : {16, 29}) {
+    const std::vector<float> x = RandomActivations(m * kCols, rng);
+    for (int64_t target : RunnableTargets()) {
+      TargetPin pin(target);
+      for (ThreadPool* pool : {&one, &two, &three}) {
+        std::vector<std::vector<float>> together(matrices.size());
+        std::vector<MatMulJob> jobs;
+        for (size_t i = 0; i < matrices.size(); ++i) {
+          together[i].assign(static_cast<size_t>(m * matrices[i].n_rows), 0.0f);
+          jobs.push_back({&matrices[i], together[i].data()});
+        }
+        MatMulOptimizedMany(jobs, x.data(), m, *pool);
+        for (size_t i = 0; i < matrices.size(); ++i) {
+          const int64_t n = matrices[i].n_rows;
+          std::vector<float> alone(static_cast<size_t>(m * n));
+          MatMulOptimized(matrices[i], x.data(), m, alone.data(), *pool);
+          EXPECT_TRUE(SameBits(alone, together[i])) << TargetName(target) << " m " << m << " matrix " << i;
+          for (int64_t r = 0; r < m; r += 7) {  // rows alone: decode's path
+            std::vector<float> row(static_cast<size_t>(n));
+            MatMulOptimized(weights[i < weights.size() ? i : 0].m, x.data() + r * kCols, 1, row.data(), one);
+            EXPECT_TRUE(std::equal(row.begin(), row.end(), together[i].begin() + r * n, [](float a, float b) {
+              return std::memcmp(&a, &b, 4) == 0;
+            })) << TargetName(target) << " m " << m << " matrix " << i << " row " << r;
+          }
+        }
+      }
     }
   }
 }

@@ -82,7 +82,9 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
   const Weights& w = p.w;
   const Matrix& r = p.r;
   ThreadPool one(1), two(2), three(3);
-  for (int64_t m : {1, 4, 7, 8, 11}) {
+  // 16 and more: decoded panels (matmul_panel.h) where the target has them;
+  // 21 ends on a partial tile.
+  for (int64_t m : {1, 4, 7, 8, 11, 16, 21}) {
     const std::vector<float> x = RandomActivations(m * kCols, rng);
     std::vector<float> want(static_cast<size_t>(m * kRows));
     MatMulOptimized(w.m, x.data(), m, want.data(), one);

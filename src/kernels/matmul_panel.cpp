@@ -1,0 +1,334 @@
+// The panel kernels of matmul_panel.h, compiled once per Highway target
+// (foreach_target) like matmul_simd.cpp; only AVX3_DL (AVX-512 with VNNI)
+// has them: its 64-byte vpdpbusd covers 4 elements of a whole panel of 16
+// rows against one broadcast activation group. Other targets report none
+// and the caller keeps the 8-row kernels.
+//
+// Decoding follows the 8-row kernels' formulas lane by lane (DotQ4_KRows8,
+// DotQ6_KRows8, DotIQ4_XSRows8, over repack.h's layout); the integers are
+// exact and the float steps are written as separate multiplies and adds
+// (one rounding each), so the results are theirs bit for bit.
+#include "kernels/matmul_panel.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "base/check.h"
+#include "quant/iq_quants.h"
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/matmul_panel.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace trit::kernels::simd {
+namespace HWY_NAMESPACE {
+
+#if HWY_TARGET == HWY_AVX3_DL
+
+// One decoded block of a panel (16 rows: group 0 in lanes 0..7, group 1 in
+// 8..15), 64-byte aligned parts:
+//   quants: unit u (elements 4u..4u+3) as 16 rows x 4 unsigned bytes;
+//   sub-block scales (16 of q6_K, 8 of the others) and q4_K's mins, int32
+//   per row; the rows' block scale d and q4_K's dmin as floats.
+constexpr int64_t kUnits = 64;
+constexpr int64_t kQuantBytes = kUnits * 64;
+constexpr int64_t kScaleOff = kQuantBytes;           // 16 x 64 bytes
+constexpr int64_t kMinOff = kScaleOff + 16 * 64;     // 8 x 64 bytes
+constexpr int64_t kDOff = kMinOff + 8 * 64;          // 64 bytes
+constexpr int64_t kDminOff = kDOff + 64;             // 64 bytes
+constexpr int64_t kBlockBytes = kDminOff + 64;
+
+// Writes 8 rows' parts into half `g` of a decoded block.
+struct DecodedHalf {
+  uint8_t* block;
+  int64_t g;
+  void Quants(int64_t unit, __m256i q) const {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(block + unit * 64 + 32 * g), q);
+  }
+  void Scale(int64_t s, __m256i v) const {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(block + kScaleOff + s * 64 + 32 * g), v);
+  }
+  void Min(int64_t s, __m256i v) const {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(block + kMinOff + s * 64 + 32 * g), v);
+  }
+  void D(int64_t off, const uint8_t* f16x8) const {
+    _mm256_store_ps(reinterpret_cast<float*>(block + off + 32 * g),
+                    _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f16x8))));
+  }
+};
+
+HWY_INLINE __m256i Load256(const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); }
+
+// Q6_K, one group's block (repack.h: d, scales by 4-byte units, then runs
+// of ql_a, ql_b, qh units): unit t of half h gives elements 128h + 32i +
+// 4t.. for i < 4 (DotQ6_KRows8), i.e. unit 32h + 8i + t.
+HWY_INLINE void DecodeQ6_K(const uint8_t* p, const DecodedHalf& out) {
+  constexpr int64_t kScales = 16, kRuns = kScales + 8 * 16;
+  out.D(kDOff, p);
+  for (int w = 0; w < 4; ++w) {
+    const __m256i words = Load256(p + kScales + 32 * w);
+    for (int c = 0; c < 4; ++c) {
+      out.Scale(4 * w + c, _mm256_srai_epi32(_mm256_slli_epi32(words, 24 - 8 * c), 24));  // int8, sign-extended
+    }
+  }
+  const __m256i m4 = _mm256_set1_epi8(0x0F), m30 = _mm256_set1_epi8(0x30);
+  for (int h = 0; h < 2; ++h) {
+    for (int t = 0; t < 8; ++t) {
+      const uint8_t* run = p + kRuns + 96 * (8 * h + t);
+      const __m256i ql_a = Load256(run), ql_b = Load256(run + 32), qh = Load256(run + 64);
+      const __m256i top[4] = {_mm256_slli_epi16(qh, 4), _mm256_slli_epi16(qh, 2), qh, _mm256_srli_epi16(qh, 2)};
+      for (int i = 0; i < 4; ++i) {
+        const __m256i ql = (i & 1) != 0 ? ql_b : ql_a;
+        const __m256i nib = _mm256_and_si256(i < 2 ? ql : _mm256_srli_epi16(ql, 4), m4);
+        out.Quants(32 * h + 8 * i + t, _mm256_or_si256(nib, _mm256_and_si256(top[i], m30)));
+      }
+    }
+  }
+}
+
+// Q4_K (kFive: Q5_K), one group's block (repack.h: d, dmin, the scale words,
+// [qh units], qs units): UnpackScalesK4's formulas per lane; qs unit s of
+// sub-block pair j gives elements 64j + 4s.. (low nibbles, unit 16j + s)
+// and 64j + 32 + 4s.. (high, unit 16j + 8 + s), the fifth bits from qh unit s.
+template <bool kFive>
+HWY_INLINE void DecodeQ4_K(const uint8_t* p, const DecodedHalf& out) {
+  constexpr int64_t kGroupQh = 128, kGroupQs = kFive ? 128 + 8 * 32 : 128;
+  out.D(kDOff, p);
+  out.D(kDminOff, p + 16);
+  const __m256i low6 = _mm256_set1_epi32(0x3F3F3F3F), low4 = _mm256_set1_epi32(0x0F0F0F0F);
+  const __m256i top2 = _mm256_set1_epi32(0x03030303), byte = _mm256_set1_epi32(0xFF);
+  const __m256i w0 = Load256(p + 32), w1 = Load256(p + 64), w2 = Load256(p + 96);
+  const __m256i sc_lo = _mm256_and_si256(w0, low6);
+  const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(w2, low4),
+                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), top2), 4));
+  const __m256i mn_lo = _mm256_and_si256(w1, low6);
+  const __m256i mn_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), low4),
+                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), top2), 4));
+  for (int s = 0; s < 4; ++s) {
+    auto byte_of = [&](__m256i words) { return _mm256_and_si256(_mm256_srli_epi32(words, 8 * s), byte); };
+    out.Scale(s, byte_of(sc_lo));
+    out.Scale(4 + s, byte_of(sc_hi));
+    out.Min(s, byte_of(mn_lo));
+    out.Min(4 + s, byte_of(mn_hi));
+  }
+  const __m256i nibble = _mm256_set1_epi8(0x0F), sixteen = _mm256_set1_epi8(16);
+  for (int j = 0; j < 4; ++j) {
+    for (int s = 0; s < 8; ++s) {
+      const __m256i q = Load256(p + kGroupQs + 32 * (8 * j + s));
+      __m256i lo = _mm256_and_si256(q, nibble);
+      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+      if constexpr (kFive) {
+        const __m256i qh = Load256(p + kGroupQh + 32 * s);
+        const __m256i bit_lo = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
+        const __m256i bit_hi = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
+        lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_lo), bit_lo), sixteen));
+        hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_hi), bit_hi), sixteen));
+      }
+      out.Quants(16 * j + s, lo);
+      out.Quants(16 * j + 8 + s, hi);
+    }
+  }
+}
+
+// IQ4_XS, one group's block (repack.h: d, scales_h, scales_l words, qs
+// units): sub-block i's scale ls - 32, and qs unit 4i + t's codebook values
+// + 128 (unsigned) for elements 32i + 4t.. (unit 8i + t) and 32i + 16 + 4t..
+// (unit 8i + 4 + t).
+HWY_INLINE void DecodeIQ4_XS(const uint8_t* p, const DecodedHalf& out) {
+  out.D(kDOff, p);
+  const __m256i high = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)));
+  const __m256i low = Load256(p + 32);
+  const __m256i codebook =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIQ4NLValues)));
+  const __m256i nibble = _mm256_set1_epi8(0x0F), flip = _mm256_set1_epi8(static_cast<char>(0x80));
+  for (int i = 0; i < 8; ++i) {
+    out.Scale(i, _mm256_sub_epi32(
+                     _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(low, 4 * i), _mm256_set1_epi32(15)),
+                                     _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(high, 2 * i), _mm256_set1_epi32(3)), 4)),
+                     _mm256_set1_epi32(32)));
+    for (int t = 0; t < 4; ++t) {
+      const __m256i q = Load256(p + 64 + 32 * (4 * i + t));
+      const __m256i lo = _mm256_shuffle_epi8(codebook, _mm256_and_si256(q, nibble));
+      const __m256i hi = _mm256_shuffle_epi8(codebook, _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble));
+      out.Quants(8 * i + t, _mm256_xor_si256(lo, flip));
+      out.Quants(8 * i + 4 + t, _mm256_xor_si256(hi, flip));
+    }
+  }
+}
+
+// acc += the 4-byte dot products of w's 16 rows with the broadcast group at
+// `a` (unsigned x signed, exact). Highway 1.0's AVX3_DL target enables
+// AVX-VNNI (VEX, 256-bit) rather than AVX512-VNNI, so it is spelled out.
+HWY_INLINE void DotStep(__m512i& acc, __m512i w, const int32_t* a) {
+  asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*a));
+}
+
+// Every tile of activation rows over a decoded panel. kSubs sub-blocks a
+// block (of 256 / kSubs elements), each starting from kInit's offsets (16:
+// off16, 32: off32, 0: zero) and times its scale; kMins: q4_K's second
+// integer B = sum_s m_s sum32_s and float term.
+template <int kSubs, int kInit, bool kMins>
+HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
+  constexpr int64_t kN = kPanelTile;
+  constexpr int64_t kUnitsPerSub = kUnits / kSubs;
+  const PanelActivations& a = *g.a;
+  const int64_t n_units = a.n_cols / 4, n_subs = a.n_cols / (256 / kSubs), n32 = a.n_cols / 32;
+  const int32_t* init_of = kInit == 16 ? a.off16.data() : kInit == 32 ? a.off32.data() : nullptr;
+  for (int64_t t = 0; t < a.n_tiles; ++t) {
+    __m512 acc[kN][8];
+    for (int64_t r = 0; r < kN; ++r) {
+      for (int k = 0; k < 8; ++k) acc[r][k] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < g.n_blocks; ++b) {
+      const uint8_t* block = panel + b * kBlockBytes;
+      const int32_t* units = a.units.data() + (t * n_units + b * kUnits) * kN;
+      __m512i total[kN];
+      for (int64_t r = 0; r < kN; ++r) total[r] = _mm512_setzero_si512();
+#pragma GCC unroll 1
+      for (int64_t s = 0; s < kSubs; ++s) {
+        __m512i sub[kN];
+        if constexpr (kInit != 0) {
+          const int32_t* init = init_of + (t * n_subs + b * kSubs + s) * kN;
+          for (int64_t r = 0; r < kN; ++r) sub[r] = _mm512_set1_epi32(init[r]);
+        } else {
+          for (int64_t r = 0; r < kN; ++r) sub[r] = _mm512_setzero_si512();
+        }
+#pragma GCC unroll 8
+        for (int64_t k = 0; k < kUnitsPerSub; ++k) {
+          const int64_t u = s * kUnitsPerSub + k;
+          const __m512i w = _mm512_load_si512(block + u * 64);
+          for (int64_t r = 0; r < kN; ++r) DotStep(sub[r], w, units + u * kN + r);
+        }
+        const __m512i scale = _mm512_load_si512(block + kScaleOff + s * 64);
+        for (int64_t r = 0; r < kN; ++r) total[r] = _mm512_add_epi32(total[r], _mm512_mullo_epi32(sub[r], scale));
+      }
+      const __m512 d = _mm512_load_ps(reinterpret_cast<const float*>(block + kDOff));
+      const float* da_of = a.scale.data() + (t * g.n_blocks + b) * kN;
+      if constexpr (kMins) {
+        __m512i mins[kN];
+        for (int64_t r = 0; r < kN; ++r) mins[r] = _mm512_setzero_si512();
+        const int32_t* sums = a.sum32.data() + (t * n32 + b * 8) * kN;
+        for (int64_t s = 0; s < 8; ++s) {
+          const __m512i m = _mm512_load_si512(block + kMinOff + s * 64);
+          for (int64_t r = 0; r < kN; ++r) {
+            mins[r] = _mm512_add_epi32(mins[r], _mm512_mullo_epi32(m, _mm512_set1_epi32(sums[s * kN + r])));
+          }
+        }
+        const __m512 dmin = _mm512_load_ps(reinterpret_cast<const float*>(block + kDminOff));
+        for (int64_t r = 0; r < kN; ++r) {
+          const __m512 da = _mm512_set1_ps(da_of[r]);
+          const __m512 term = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(d, da), _mm512_cvtepi32_ps(total[r])),
+                                            _mm512_mul_ps(_mm512_mul_ps(dmin, da), _mm512_cvtepi32_ps(mins[r])));
+          acc[r][b % 8] = _mm512_add_ps(acc[r][b % 8], term);
+        }
+      } else {
+        for (int64_t r = 0; r < kN; ++r) {
+          const __m512 da = _mm512_set1_ps(da_of[r]);
+          const __m512 term = _mm512_mul_ps(_mm512_mul_ps(d, da), _mm512_cvtepi32_ps(total[r]));
+          acc[r][b % 8] = _mm512_add_ps(acc[r][b % 8], term);
+        }
+      }
+    }
+    // dot.h's tree, then the tile's real rows (the last tile is padded).
+    const int64_t n_a = std::min(kN, a.n_rows - t * kN);
+    for (int64_t r = 0; r < n_a; ++r) {
+      const __m512* l = acc[r];
+      const __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(l[0], l[1]), _mm512_add_ps(l[2], l[3])),
+                                       _mm512_add_ps(_mm512_add_ps(l[4], l[5]), _mm512_add_ps(l[6], l[7])));
+      float* y = g.y + (t * kN + r) * g.y_stride;
+      if (g.n_groups == 2) {
+        _mm512_storeu_ps(y, sum);
+      } else {
+        _mm256_storeu_ps(y, _mm512_castps512_ps256(sum));
+      }
+    }
+  }
+}
+
+bool HasPanelKernelImpl(quant::GgmlType type) {
+  using quant::GgmlType;
+  return type == GgmlType::kQ4_K || type == GgmlType::kQ5_K || type == GgmlType::kQ6_K || type == GgmlType::kIQ4_XS;
+}
+
+void GemmPanelImpl(quant::GgmlType type, const PanelArgs& g) {
+  using quant::GgmlType;
+  TRIT_CHECK(g.n_groups == 1 || g.n_groups == 2);
+  thread_local std::vector<uint8_t> scratch;
+  scratch.resize(static_cast<size_t>(g.n_blocks * kBlockBytes + 64));
+  uint8_t* panel = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
+  if (g.n_groups == 1) std::memset(panel, 0, static_cast<size_t>(g.n_blocks * kBlockBytes));  // lanes 8..15: zeros
+  const int64_t block_bytes = static_cast<int64_t>(quant::GetType(type).type_size);
+  for (int64_t grp = 0; grp < g.n_groups; ++grp) {
+    const uint8_t* w = g.w + grp * 8 * g.w_row_bytes;
+    for (int64_t b = 0; b < g.n_blocks; ++b) {
+      const DecodedHalf out{panel + b * kBlockBytes, grp};
+      const uint8_t* p = w + b * 8 * block_bytes;
+      switch (type) {
+        case GgmlType::kQ4_K: DecodeQ4_K<false>(p, out); break;
+        case GgmlType::kQ5_K: DecodeQ4_K<true>(p, out); break;
+        case GgmlType::kQ6_K: DecodeQ6_K(p, out); break;
+        case GgmlType::kIQ4_XS: DecodeIQ4_XS(p, out); break;
+        default: TRIT_CHECK(false && "no panel kernel for this type");
+      }
+    }
+  }
+  switch (type) {
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K: PanelTiles<8, 0, true>(g, panel); break;
+    case GgmlType::kQ6_K: PanelTiles<16, 16, false>(g, panel); break;
+    case GgmlType::kIQ4_XS: PanelTiles<8, 32, false>(g, panel); break;
+    default: break;
+  }
+}
+
+#else  // no panel kernels on this target
+
+bool HasPanelKernelImpl(quant::GgmlType) { return false; }
+void GemmPanelImpl(quant::GgmlType, const PanelArgs&) { TRIT_CHECK(false && "no panel kernels on this target"); }
+
+#endif
+
+}  // namespace HWY_NAMESPACE
+}  // namespace trit::kernels::simd
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace trit::kernels::simd {
+
+HWY_EXPORT(HasPanelKernelImpl);
+HWY_EXPORT(GemmPanelImpl);
+
+bool HasPanelKernel(quant::GgmlType type) { return HWY_DYNAMIC_DISPATCH(HasPanelKernelImpl)(type); }
+void GemmPanel(quant::GgmlType type, const PanelArgs& args) { HWY_DYNAMIC_DISPATCH(GemmPanelImpl)(type, args); }
+
+void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out) {
+  TRIT_CHECK(a.block == 256 && a.n_cols % 256 == 0 && !a.sum16.empty());
+  constexpr int64_t kN = kPanelTile;
+  out.n_rows = a.n_rows;
+  out.n_cols = a.n_cols;
+  out.n_tiles = (a.n_rows + kN - 1) / kN;
+  const int64_t n_units = a.n_cols / 4, n16 = a.n_cols / 16, n32 = a.n_cols / 32, nb = a.n_cols / 256;
+  const size_t padded = static_cast<size_t>(out.n_tiles * kN);
+  // Every entry, padding rows included, is written below or zero here.
+  out.units.assign(padded * n_units, 0);
+  out.scale.assign(padded * nb, 0.0f);
+  out.off16.assign(padded * n16, 0);
+  out.off32.assign(padded * n32, 0);
+  out.sum32.assign(padded * n32, 0);
+  for (int64_t row = 0; row < a.n_rows; ++row) {
+    const int64_t t = row / kN, r = row % kN;
+    const int8_t* q = a.q.data() + row * a.n_cols;
+    for (int64_t k = 0; k < n_units; ++k) std::memcpy(&out.units[(t * n_units + k) * kN + r], q + 4 * k, 4);
+    for (int64_t k = 0; k < nb; ++k) out.scale[(t * nb + k) * kN + r] = a.scale[row * nb + k];
+    for (int64_t k = 0; k < n16; ++k) out.off16[(t * n16 + k) * kN + r] = -32 * a.sum16[row * n16 + k];
+    for (int64_t k = 0; k < n32; ++k) {
+      out.off32[(t * n32 + k) * kN + r] = -128 * a.sum32[row * n32 + k];
+      out.sum32[(t * n32 + k) * kN + r] = a.sum32[row * n32 + k];
+    }
+  }
+}
+
+}  // namespace trit::kernels::simd
+#endif  // HWY_ONCE

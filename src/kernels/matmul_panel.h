@@ -1,0 +1,74 @@
+// Batched matmul of row-group matrices by decoded panels (prefill on
+// AVX-512 with VNNI). Internal to kernels/.
+//
+// The 8-row kernels (matmul_simd.h) decode every weight block again for
+// each tile of 8 activation rows. Here a panel of 16 weight rows (two row
+// groups) is decoded once per matmul into unsigned int8 quants laid out as
+// one 64-byte vector per 4 elements (16 rows x 4 quants), int32 sub-block
+// scales (and mins) and float block scales; then every activation row runs
+// over the decoded panel with one VNNI step per 4 elements of 16 rows, 8
+// activation rows at a time (their 4-byte groups interleaved once per
+// matmul, PanelActivations, so that each step's broadcast is one memory
+// operand).
+//
+// Per (weight row, activation row, block) the integer is exactly the one of
+// the type's 8-row and one-row kernels, and the float steps are theirs in
+// the same order (block b into lane b % 8, dot.h's tree), so the bits are
+// the same as for a row computed alone (DESIGN.md contract 2):
+//   q6_K: isum = sum_s sc_s (sum q a - 32 sum16_s), the -32 sum16_s as the
+//     sub-block's starting value;
+//   q4_K, q5_K: A = sum_s sc_s sum q a, B = sum_s m_s sum32_s;
+//   iq4_xs: isum = sum_s (ls_s - 32) sum v a with the signed codebook value
+//     v stored as v + 128, the -128 sum32_s as the starting value.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/activation_quant.h"
+#include "quant/types.h"
+
+namespace trit::kernels::simd {
+
+// Activation rows per tile and weight rows per panel.
+inline constexpr int64_t kPanelTile = 8;
+inline constexpr int64_t kPanelRows = 16;
+
+// A batch's quantized activations (256-element blocks) rearranged once per
+// matmul for the panel kernels, in tiles of kPanelTile rows (the last tile
+// padded with zero rows). Index [t][k][r]: tile t, k the unit, sub-block or
+// block, r < kPanelTile.
+struct PanelActivations {
+  int64_t n_rows = 0;
+  int64_t n_cols = 0;
+  int64_t n_tiles = 0;
+  std::vector<int32_t> units;  // [t][n_cols / 4][r]: row r's 4 int8 of elements 4k..4k+3
+  std::vector<float> scale;    // [t][n_cols / 256][r]: block scale d_a
+  std::vector<int32_t> off16;  // [t][n_cols / 16][r]: -32 sum16 (q6_K's offset)
+  std::vector<int32_t> off32;  // [t][n_cols / 32][r]: -128 sum32 (iq4_xs's codebook shift)
+  std::vector<int32_t> sum32;  // [t][n_cols / 32][r]: sum32 (q4_K/q5_K's mins)
+};
+
+// Fills `out` from `a` (256-element blocks, sum16 present).
+void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out);
+
+// One panel: n_groups (1 or 2) row groups of 8 rows from w (row-group
+// layout, w_row_bytes a row, n_blocks blocks of 256) against every row of
+// `a`; weight row o, activation row r into y[o + r * y_stride].
+struct PanelArgs {
+  const uint8_t* w = nullptr;
+  int64_t n_groups = 2;
+  int64_t w_row_bytes = 0;
+  int64_t n_blocks = 0;
+  const PanelActivations* a = nullptr;
+  float* y = nullptr;
+  int64_t y_stride = 0;
+};
+
+// True when the dispatched target has a panel kernel for `type`.
+bool HasPanelKernel(quant::GgmlType type);
+
+// Runs the panel kernel of `type` (HasPanelKernel(type) must hold).
+void GemmPanel(quant::GgmlType type, const PanelArgs& args);
+
+}  // namespace trit::kernels::simd
