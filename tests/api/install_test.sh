@@ -37,14 +37,18 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/generate-pc" "$src/examples/c/generate.c" \
   $(pkg-config --cflags --libs trit) -Wl,-rpath,"$libdir"
 check pkg-config-shared "$tmp/generate-pc"
-if ldd "$tmp/generate-pc" | grep -q "libtrit.so.1 => $libdir"; then :; else
-  echo "generate-pc does not load the installed libtrit.so.1:"; ldd "$tmp/generate-pc"; exit 1
+# ldd's output is kept before grep reads it: with pipefail, `ldd | grep -q`
+# failed whenever grep's early exit cut ldd off (SIGPIPE) mid-list.
+libs=$(ldd "$tmp/generate-pc")
+if grep -q "libtrit.so.1 => $libdir" <<<"$libs"; then :; else
+  echo "generate-pc does not load the installed libtrit.so.1:"; echo "$libs"; exit 1
 fi
 # Static: libtrit.a and what it needs; no libtrit.so at run time.
 "$cc" -std=c11 -Wall -Wextra -Werror -o "$tmp/generate-pc-static" "$src/examples/c/generate.c" \
   $(pkg-config --cflags --libs trit-static)
 check pkg-config-static "$tmp/generate-pc-static"
-if ldd "$tmp/generate-pc-static" | grep -q libtrit; then echo "the static program loads libtrit"; exit 1; fi
+libs=$(ldd "$tmp/generate-pc-static")
+if grep -q libtrit <<<"$libs"; then echo "the static program loads libtrit"; exit 1; fi
 
 # CMake: find_package(trit) in a C-only project.
 mkdir -p "$tmp/consumer"
