@@ -168,7 +168,7 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
     return w.layout == WeightLayout::kRowGroups8 && w.n_rows >= kRowGroup && simd::HasPanelKernel(w.type->type);
   };
   bool panels = false;
-  if (m >= kPanelMinRows && a.block == 256) {
+  if (m >= kPanelMinRows) {
     for (const MatMulJob& job : jobs) panels = panels || panel_type(*job.w);
   }
   if (panels) simd::PreparePanelActivations(a, panel_a);

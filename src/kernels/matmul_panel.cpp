@@ -21,6 +21,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/matmul_simd-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace trit::kernels::simd {
 namespace HWY_NAMESPACE {
@@ -39,6 +41,11 @@ constexpr int64_t kMinOff = kScaleOff + 16 * 64;     // 8 x 64 bytes
 constexpr int64_t kDOff = kMinOff + 8 * 64;          // 64 bytes
 constexpr int64_t kDminOff = kDOff + 64;             // 64 bytes
 constexpr int64_t kBlockBytes = kDminOff + 64;
+// The same for the formats of 32-element blocks (q4_0, q4_1, q5_0, q5_1,
+// q8_0, iq4_nl): 8 units, d, and the min m of q4_1/q5_1.
+constexpr int64_t kSmallDOff = 8 * 64;
+constexpr int64_t kSmallMinOff = kSmallDOff + 64;
+constexpr int64_t kSmallBlockBytes = kSmallMinOff + 64;
 
 // Writes 8 rows' parts into half `g` of a decoded block.
 struct DecodedHalf {
@@ -158,11 +165,66 @@ HWY_INLINE void DecodeIQ4_XS(const uint8_t* p, const DecodedHalf& out) {
   }
 }
 
+// The 32-element formats, one group's block (repack.h): d (and m), then
+// the 8 units of quants (unit s: elements 4s..4s+3), unsigned; kFlip: signed
+// values stored + 128 (q8_0, iq4_nl's codebook values).
+HWY_INLINE void StoreSmall(const DecodedHalf& out, const uint8_t* p, int64_t min_off, __m256i* w, bool flip) {
+  out.D(kSmallDOff, p);
+  if (min_off >= 0) out.D(kSmallMinOff, p + min_off);
+  for (int s = 0; s < 8; ++s) {
+    out.Quants(s, flip ? _mm256_xor_si256(w[s], _mm256_set1_epi8(static_cast<char>(0x80))) : w[s]);
+  }
+}
+
+// q4_0, q4_1, q5_0, q5_1: the nibbles of the 4 quant units (SplitNibbles:
+// low nibbles elements 4t.., high 16 + 4t..) with q5's fifth bits.
+template <int64_t kMinPart, int64_t kQhPart, int64_t kQsPart>
+HWY_INLINE void DecodeNibbles(const uint8_t* p, const DecodedHalf& out) {
+  __m256i quad[4], w[8];
+  for (int t = 0; t < 4; ++t) quad[t] = Load256(p + 8 * kQsPart + 32 * t);
+  SplitNibbles(quad, w);
+  if constexpr (kQhPart >= 0) FifthBits8(Load256(p + 8 * kQhPart), w);
+  StoreSmall(out, p, kMinPart >= 0 ? 8 * kMinPart : -1, w, false);
+}
+
+HWY_INLINE void DecodeIQ4_NL(const uint8_t* p, const DecodedHalf& out) {
+  const __m256i codebook =
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIQ4NLValues)));
+  __m256i quad[4], w[8];
+  for (int t = 0; t < 4; ++t) quad[t] = Load256(p + 16 + 32 * t);
+  SplitNibbles(quad, w);
+  for (int s = 0; s < 8; ++s) w[s] = _mm256_shuffle_epi8(codebook, w[s]);
+  StoreSmall(out, p, -1, w, true);
+}
+
+HWY_INLINE void DecodeQ8_0(const uint8_t* p, const DecodedHalf& out) {
+  __m256i w[8];
+  for (int s = 0; s < 8; ++s) w[s] = Load256(p + 16 + 32 * s);
+  StoreSmall(out, p, -1, w, true);
+}
+
 // acc += the 4-byte dot products of w's 16 rows with the broadcast group at
 // `a` (unsigned x signed, exact). Highway 1.0's AVX3_DL target enables
 // AVX-VNNI (VEX, 256-bit) rather than AVX512-VNNI, so it is spelled out.
 HWY_INLINE void DotStep(__m512i& acc, __m512i w, const int32_t* a) {
   asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*a));
+}
+
+// dot.h's tree of each row's 8 accumulators into y, for the tile's real
+// rows (the last tile is padded) and the panel's 16 or 8 weight rows.
+HWY_INLINE void StoreTile(const PanelArgs& g, int64_t t, const __m512 (*acc)[8]) {
+  const int64_t n_a = std::min(kPanelTile, g.a->n_rows - t * kPanelTile);
+  for (int64_t r = 0; r < n_a; ++r) {
+    const __m512* l = acc[r];
+    const __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(l[0], l[1]), _mm512_add_ps(l[2], l[3])),
+                                     _mm512_add_ps(_mm512_add_ps(l[4], l[5]), _mm512_add_ps(l[6], l[7])));
+    float* y = g.y + (t * kPanelTile + r) * g.y_stride;
+    if (g.n_groups == 2) {
+      _mm512_storeu_ps(y, sum);
+    } else {
+      _mm256_storeu_ps(y, _mm512_castps512_ps256(sum));
+    }
+  }
 }
 
 // Every tile of activation rows over a decoded panel. kSubs sub-blocks a
@@ -231,54 +293,124 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
         }
       }
     }
-    // dot.h's tree, then the tile's real rows (the last tile is padded).
-    const int64_t n_a = std::min(kN, a.n_rows - t * kN);
-    for (int64_t r = 0; r < n_a; ++r) {
-      const __m512* l = acc[r];
-      const __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(l[0], l[1]), _mm512_add_ps(l[2], l[3])),
-                                       _mm512_add_ps(_mm512_add_ps(l[4], l[5]), _mm512_add_ps(l[6], l[7])));
-      float* y = g.y + (t * kN + r) * g.y_stride;
-      if (g.n_groups == 2) {
-        _mm512_storeu_ps(y, sum);
-      } else {
-        _mm256_storeu_ps(y, _mm512_castps512_ps256(sum));
-      }
-    }
+    StoreTile(g, t, acc);
   }
 }
 
-bool HasPanelKernelImpl(quant::GgmlType type) {
+// The formats of 32-element blocks, one float step per block: the integer
+// starts at -(sum a << kShift) (the unsigned offset: q4_0 8, q5_0 16, q8_0
+// and iq4_nl 128; kShift < 0: none), then QuantRows8's step
+// (ws * as) * isum, plus (ms * as) * sum a with kMin (q4_1, q5_1).
+template <int kShift, bool kMin>
+HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
+  constexpr int64_t kN = kPanelTile;
+  const PanelActivations& a = *g.a;
+  const int64_t n_units = a.n_cols / 4;
+  for (int64_t t = 0; t < a.n_tiles; ++t) {
+    __m512 acc[kN][8];
+    for (int64_t r = 0; r < kN; ++r) {
+      for (int k = 0; k < 8; ++k) acc[r][k] = _mm512_setzero_ps();
+    }
+    for (int64_t b = 0; b < g.n_blocks; ++b) {
+      const uint8_t* block = panel + b * kSmallBlockBytes;
+      const int32_t* units = a.units.data() + (t * n_units + b * 8) * kN;
+      const int32_t* sums = a.sum32.data() + (t * g.n_blocks + b) * kN;  // the tile's 8 rows' block sums
+      __m512i isum[kN];
+      if constexpr (kShift >= 0) {
+        alignas(32) int32_t init[kN];
+        const __m256i s8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(init), _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(s8, kShift)));
+        for (int64_t r = 0; r < kN; ++r) isum[r] = _mm512_set1_epi32(init[r]);
+      } else {
+        for (int64_t r = 0; r < kN; ++r) isum[r] = _mm512_setzero_si512();
+      }
+#pragma GCC unroll 8
+      for (int64_t u = 0; u < 8; ++u) {
+        const __m512i w = _mm512_load_si512(block + u * 64);
+        for (int64_t r = 0; r < kN; ++r) DotStep(isum[r], w, units + u * kN + r);
+      }
+      const __m512 d = _mm512_load_ps(reinterpret_cast<const float*>(block + kSmallDOff));
+      const float* da_of = a.scale.data() + (t * g.n_blocks + b) * kN;
+      for (int64_t r = 0; r < kN; ++r) {
+        const __m512 da = _mm512_set1_ps(da_of[r]);
+        __m512 term = _mm512_mul_ps(_mm512_mul_ps(d, da), _mm512_cvtepi32_ps(isum[r]));
+        if constexpr (kMin) {
+          const __m512 m = _mm512_load_ps(reinterpret_cast<const float*>(block + kSmallMinOff));
+          term = _mm512_add_ps(term, _mm512_mul_ps(_mm512_mul_ps(m, da), _mm512_cvtepi32_ps(_mm512_set1_epi32(sums[r]))));
+        }
+        acc[r][b % 8] = _mm512_add_ps(acc[r][b % 8], term);
+      }
+    }
+    StoreTile(g, t, acc);
+  }
+}
+
+// The block size of a type's panel kernel: 256 (K-quants, iq4_xs), 32
+// (the 32-element formats), 0 for a type without one.
+HWY_INLINE int PanelKind(quant::GgmlType type) {
   using quant::GgmlType;
-  return type == GgmlType::kQ4_K || type == GgmlType::kQ5_K || type == GgmlType::kQ6_K || type == GgmlType::kIQ4_XS;
+  switch (type) {
+    case GgmlType::kQ4_K:
+    case GgmlType::kQ5_K:
+    case GgmlType::kQ6_K:
+    case GgmlType::kIQ4_XS: return 256;
+    case GgmlType::kQ4_0:
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_0:
+    case GgmlType::kQ5_1:
+    case GgmlType::kQ8_0:
+    case GgmlType::kIQ4_NL: return 32;
+    default: return 0;
+  }
+}
+
+bool HasPanelKernelImpl(quant::GgmlType type) { return PanelKind(type) != 0; }
+
+// Decodes one group's block at p (8 rows, repack.h) into its half of a decoded block.
+HWY_INLINE void DecodeBlock(quant::GgmlType type, const uint8_t* p, const DecodedHalf& out) {
+  using quant::GgmlType;
+  switch (type) {
+    case GgmlType::kQ4_K: DecodeQ4_K<false>(p, out); break;
+    case GgmlType::kQ5_K: DecodeQ4_K<true>(p, out); break;
+    case GgmlType::kQ6_K: DecodeQ6_K(p, out); break;
+    case GgmlType::kIQ4_XS: DecodeIQ4_XS(p, out); break;
+    // Part offsets in bytes per row (repack.h): d 0, then m, qh, qs.
+    case GgmlType::kQ4_0: DecodeNibbles<-1, -1, 2>(p, out); break;
+    case GgmlType::kQ4_1: DecodeNibbles<2, -1, 4>(p, out); break;
+    case GgmlType::kQ5_0: DecodeNibbles<-1, 2, 6>(p, out); break;
+    case GgmlType::kQ5_1: DecodeNibbles<2, 4, 8>(p, out); break;
+    case GgmlType::kQ8_0: DecodeQ8_0(p, out); break;
+    case GgmlType::kIQ4_NL: DecodeIQ4_NL(p, out); break;
+    default: TRIT_CHECK(false && "no panel kernel for this type");
+  }
 }
 
 void GemmPanelImpl(quant::GgmlType type, const PanelArgs& g) {
   using quant::GgmlType;
   TRIT_CHECK(g.n_groups == 1 || g.n_groups == 2);
+  const int kind = PanelKind(type);
+  TRIT_CHECK(kind != 0);
+  const int64_t decoded_bytes = kind == 256 ? kBlockBytes : kSmallBlockBytes;
   thread_local std::vector<uint8_t> scratch;
-  scratch.resize(static_cast<size_t>(g.n_blocks * kBlockBytes + 64));
+  scratch.resize(static_cast<size_t>(g.n_blocks * decoded_bytes + 64));
   uint8_t* panel = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
-  if (g.n_groups == 1) std::memset(panel, 0, static_cast<size_t>(g.n_blocks * kBlockBytes));  // lanes 8..15: zeros
+  if (g.n_groups == 1) std::memset(panel, 0, static_cast<size_t>(g.n_blocks * decoded_bytes));  // lanes 8..15: zeros
   const int64_t block_bytes = static_cast<int64_t>(quant::GetType(type).type_size);
   for (int64_t grp = 0; grp < g.n_groups; ++grp) {
     const uint8_t* w = g.w + grp * 8 * g.w_row_bytes;
-    for (int64_t b = 0; b < g.n_blocks; ++b) {
-      const DecodedHalf out{panel + b * kBlockBytes, grp};
-      const uint8_t* p = w + b * 8 * block_bytes;
-      switch (type) {
-        case GgmlType::kQ4_K: DecodeQ4_K<false>(p, out); break;
-        case GgmlType::kQ5_K: DecodeQ4_K<true>(p, out); break;
-        case GgmlType::kQ6_K: DecodeQ6_K(p, out); break;
-        case GgmlType::kIQ4_XS: DecodeIQ4_XS(p, out); break;
-        default: TRIT_CHECK(false && "no panel kernel for this type");
-      }
-    }
+    for (int64_t b = 0; b < g.n_blocks; ++b) DecodeBlock(type, w + b * 8 * block_bytes, DecodedHalf{panel + b * decoded_bytes, grp});
   }
   switch (type) {
     case GgmlType::kQ4_K:
     case GgmlType::kQ5_K: PanelTiles<8, 0, true>(g, panel); break;
     case GgmlType::kQ6_K: PanelTiles<16, 16, false>(g, panel); break;
     case GgmlType::kIQ4_XS: PanelTiles<8, 32, false>(g, panel); break;
+    case GgmlType::kQ4_0: PanelTilesSmall<3, false>(g, panel); break;
+    case GgmlType::kQ5_0: PanelTilesSmall<4, false>(g, panel); break;
+    case GgmlType::kQ4_1:
+    case GgmlType::kQ5_1: PanelTilesSmall<-1, true>(g, panel); break;
+    case GgmlType::kQ8_0:
+    case GgmlType::kIQ4_NL: PanelTilesSmall<7, false>(g, panel); break;
     default: break;
   }
 }
@@ -289,6 +421,10 @@ bool HasPanelKernelImpl(quant::GgmlType) { return false; }
 void GemmPanelImpl(quant::GgmlType, const PanelArgs&) { TRIT_CHECK(false && "no panel kernels on this target"); }
 
 #endif
+
+#undef TRIT_X86
+#undef TRIT_X86_256
+#undef TRIT_ROWS8
 
 }  // namespace HWY_NAMESPACE
 }  // namespace trit::kernels::simd
@@ -304,18 +440,21 @@ bool HasPanelKernel(quant::GgmlType type) { return HWY_DYNAMIC_DISPATCH(HasPanel
 void GemmPanel(quant::GgmlType type, const PanelArgs& args) { HWY_DYNAMIC_DISPATCH(GemmPanelImpl)(type, args); }
 
 void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out) {
-  TRIT_CHECK(a.block == 256 && a.n_cols % 256 == 0 && !a.sum16.empty());
+  TRIT_CHECK((a.block == 256 || a.block == 32) && a.n_cols % a.block == 0);
+  const bool large = a.block == 256;
+  TRIT_CHECK(!large || !a.sum16.empty());
   constexpr int64_t kN = kPanelTile;
   out.n_rows = a.n_rows;
   out.n_cols = a.n_cols;
+  out.block = a.block;
   out.n_tiles = (a.n_rows + kN - 1) / kN;
-  const int64_t n_units = a.n_cols / 4, n16 = a.n_cols / 16, n32 = a.n_cols / 32, nb = a.n_cols / 256;
+  const int64_t n_units = a.n_cols / 4, n16 = large ? a.n_cols / 16 : 0, n32 = a.n_cols / 32, nb = a.n_cols / a.block;
   const size_t padded = static_cast<size_t>(out.n_tiles * kN);
   // Every entry, padding rows included, is written below or zero here.
   out.units.assign(padded * n_units, 0);
   out.scale.assign(padded * nb, 0.0f);
   out.off16.assign(padded * n16, 0);
-  out.off32.assign(padded * n32, 0);
+  out.off32.assign(large ? padded * n32 : 0, 0);
   out.sum32.assign(padded * n32, 0);
   for (int64_t row = 0; row < a.n_rows; ++row) {
     const int64_t t = row / kN, r = row % kN;
@@ -324,7 +463,7 @@ void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out) {
     for (int64_t k = 0; k < nb; ++k) out.scale[(t * nb + k) * kN + r] = a.scale[row * nb + k];
     for (int64_t k = 0; k < n16; ++k) out.off16[(t * n16 + k) * kN + r] = -32 * a.sum16[row * n16 + k];
     for (int64_t k = 0; k < n32; ++k) {
-      out.off32[(t * n32 + k) * kN + r] = -128 * a.sum32[row * n32 + k];
+      if (large) out.off32[(t * n32 + k) * kN + r] = -128 * a.sum32[row * n32 + k];
       out.sum32[(t * n32 + k) * kN + r] = a.sum32[row * n32 + k];
     }
   }

@@ -41,20 +41,22 @@ inline constexpr int64_t kPanelRows = 16;
 struct PanelActivations {
   int64_t n_rows = 0;
   int64_t n_cols = 0;
+  int64_t block = 0;  // the activation block: 256 or 32
   int64_t n_tiles = 0;
   std::vector<int32_t> units;  // [t][n_cols / 4][r]: row r's 4 int8 of elements 4k..4k+3
-  std::vector<float> scale;    // [t][n_cols / 256][r]: block scale d_a
-  std::vector<int32_t> off16;  // [t][n_cols / 16][r]: -32 sum16 (q6_K's offset)
-  std::vector<int32_t> off32;  // [t][n_cols / 32][r]: -128 sum32 (iq4_xs's codebook shift)
-  std::vector<int32_t> sum32;  // [t][n_cols / 32][r]: sum32 (q4_K/q5_K's mins)
+  std::vector<float> scale;    // [t][n_cols / block][r]: block scale d_a
+  std::vector<int32_t> off16;  // [t][n_cols / 16][r]: -32 sum16 (q6_K's offset; 256-blocks only)
+  std::vector<int32_t> off32;  // [t][n_cols / 32][r]: -128 sum32 (iq4_xs's codebook shift; 256-blocks only)
+  std::vector<int32_t> sum32;  // [t][n_cols / 32][r]: sums per 32 (q4_K/q5_K's mins; the 32-element blocks' sums)
 };
 
-// Fills `out` from `a` (256-element blocks, sum16 present).
+// Fills `out` from `a` (blocks of 256 with sum16, or of 32).
 void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out);
 
 // One panel: n_groups (1 or 2) row groups of 8 rows from w (row-group
-// layout, w_row_bytes a row, n_blocks blocks of 256) against every row of
-// `a`; weight row o, activation row r into y[o + r * y_stride].
+// layout, w_row_bytes a row, n_blocks blocks of the type) against every row
+// of `a` (quantized in the type's activation blocks); weight row o,
+// activation row r into y[o + r * y_stride].
 struct PanelArgs {
   const uint8_t* w = nullptr;
   int64_t n_groups = 2;

@@ -384,23 +384,6 @@ HWY_INLINE __m256i WordsOf8Rows(const uint8_t* p, int64_t rb) {
   return _mm256_load_si256(reinterpret_cast<const __m256i*>(bits));
 }
 
-// Q5_0/Q5_1: bit 4 of every quant of w (DecodeNibbles8's order: byte i of
-// w[u], lane j, is element 4u + i of row j) from bit 4u + i of lane j of qh.
-// Byte u / 2 of the word goes to the lane's 4 bytes (one shuffle serves u =
-// 2v and 2v + 1), each byte keeps its bit (a compare), 16 where it is set.
-HWY_INLINE void FifthBits8(__m256i qh, __m256i* w) {
-  const __m256i lanes = _mm256_setr_epi32(0, 0x04040404, 0x08080808, 0x0C0C0C0C, 0, 0x04040404, 0x08080808, 0x0C0C0C0C);
-  const __m256i lo_bits = _mm256_set1_epi32(0x08040201), hi_bits = _mm256_set1_epi32(static_cast<int32_t>(0x80402010u));
-  const __m256i sixteen = _mm256_set1_epi8(0x10);
-  for (int v = 0; v < 4; ++v) {
-    const __m256i bytes = _mm256_shuffle_epi8(qh, _mm256_add_epi8(lanes, _mm256_set1_epi8(static_cast<char>(v))));
-    const __m256i lo = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, lo_bits), lo_bits);
-    const __m256i hi = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, hi_bits), hi_bits);
-    w[2 * v] = _mm256_or_si256(w[2 * v], _mm256_and_si256(lo, sixteen));
-    w[2 * v + 1] = _mm256_or_si256(w[2 * v + 1], _mm256_and_si256(hi, sixteen));
-  }
-}
-
 // 8 rows of a 4- or 5-bit format from the row layout (8 rows rb apart) or
 // the row-group layout (repack.h). Unsigned quants; kShift takes the offset
 // out (q4_0: 8 = 1 << 3, q5_0: 16 = 1 << 4; -1 for the formats with mins).

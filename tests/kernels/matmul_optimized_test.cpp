@@ -223,28 +223,24 @@ TEST(OptimizedMatMul, ManyMatricesGiveTheBitsOfSeparateCalls) {
 // Batches large enough for the decoded panels (matmul_panel.h): row-group
 // matrices of the panel types beside one without a panel kernel (tq2_0) and
 // one in row layout, together in one pass and alone, on every target, give
-// the bits of the same rows computed one at a time.
-TEST(OptimizedMatMul, PanelBatchesGiveTheBitsOfSingleRows) {
+// the bits of the same rows computed one at a time. Row counts leave single
+// groups and rows past the last group; 29 rows end on a partial tile.
+void ExpectPanelBatchesMatchSingleRows(const std::vector<std::pair<GgmlType, int64_t>>& types, int64_t cols) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
-  constexpr int64_t kCols = 3 * 256;
   std::vector<Weights> weights;
-  std::vector<std::vector<uint8_t>> packed;
+  std::vector<std::vector<uint8_t>> packed(types.size());
   std::vector<Matrix> matrices;
-  for (auto [type, rows] : {std::pair{GgmlType::kQ6_K, 40}, std::pair{GgmlType::kQ4_K, 24}, std::pair{GgmlType::kQ5_K, 17},
-                            std::pair{GgmlType::kIQ4_XS, 8}, std::pair{GgmlType::kTQ2_0, 16}}) {
-    weights.push_back(RandomWeights(quant::GetType(type), kCols, rows, rng));
-  }
-  packed.resize(weights.size());
+  for (auto [type, rows] : types) weights.push_back(RandomWeights(quant::GetType(type), cols, rows, rng));
   for (size_t i = 0; i < weights.size(); ++i) {
     packed[i].resize(weights[i].bytes.size());
     matrices.push_back(RepackRowGroups(weights[i].m, packed[i].data()));
   }
-  matrices.push_back(weights[0].m);  // q6_K in row layout
+  matrices.push_back(weights[0].m);  // the first type in row layout
   ThreadPool one(1), two(2), three(3);
   for (int64_t m : {16, 29}) {
-    const std::vector<float> x = RandomActivations(m * kCols, rng);
+    const std::vector<float> x = RandomActivations(m * cols, rng);
     for (int64_t target : RunnableTargets()) {
       TargetPin pin(target);
       for (ThreadPool* pool : {&one, &two, &three}) {
@@ -262,7 +258,7 @@ TEST(OptimizedMatMul, PanelBatchesGiveTheBitsOfSingleRows) {
           EXPECT_TRUE(SameBits(alone, together[i])) << TargetName(target) << " m " << m << " matrix " << i;
           for (int64_t r = 0; r < m; r += 7) {  // rows alone: decode's path
             std::vector<float> row(static_cast<size_t>(n));
-            MatMulOptimized(weights[i < weights.size() ? i : 0].m, x.data() + r * kCols, 1, row.data(), one);
+            MatMulOptimized(weights[i < weights.size() ? i : 0].m, x.data() + r * cols, 1, row.data(), one);
             EXPECT_TRUE(std::equal(row.begin(), row.end(), together[i].begin() + r * n, [](float a, float b) {
               return std::memcmp(&a, &b, 4) == 0;
             })) << TargetName(target) << " m " << m << " matrix " << i << " row " << r;
@@ -271,6 +267,19 @@ TEST(OptimizedMatMul, PanelBatchesGiveTheBitsOfSingleRows) {
       }
     }
   }
+}
+
+TEST(OptimizedMatMul, PanelBatchesOf256BlocksGiveTheBitsOfSingleRows) {
+  ExpectPanelBatchesMatchSingleRows({{GgmlType::kQ6_K, 40}, {GgmlType::kQ4_K, 24}, {GgmlType::kQ5_K, 17},
+                                     {GgmlType::kIQ4_XS, 8}, {GgmlType::kTQ2_0, 16}},
+                                    3 * 256);
+}
+
+TEST(OptimizedMatMul, PanelBatchesOf32BlocksGiveTheBitsOfSingleRows) {
+  // 13 blocks a row: the last group of 8 blocks is partial.
+  ExpectPanelBatchesMatchSingleRows({{GgmlType::kQ8_0, 40}, {GgmlType::kQ5_0, 24}, {GgmlType::kQ4_0, 17},
+                                     {GgmlType::kQ4_1, 8}, {GgmlType::kQ5_1, 16}, {GgmlType::kIQ4_NL, 9}},
+                                    13 * 32);
 }
 
 TEST(ActivationQuant, EveryTargetMatchesTheScalarDefinition) {
