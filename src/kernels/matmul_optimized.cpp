@@ -195,6 +195,11 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
         args.a = &panel_a;
         args.y = jobs[i].y + ob;
         args.y_stride = w.n_rows;
+        if (ob + simd::kPanelRows < grouped_end) {
+          args.next = args.w + simd::kPanelRows * w.row_bytes;
+          args.next_bytes = std::min<int64_t>(2, (grouped_end - ob - simd::kPanelRows) / kRowGroup) * kRowGroup *
+                            static_cast<int64_t>(w.row_bytes);
+        }
         simd::GemmPanel(w.type->type, args);
       }
       if (grouped_end < o_end) by_tiles(i, std::max(o_begin, grouped_end), o_end);

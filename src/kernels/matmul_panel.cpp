@@ -210,6 +210,27 @@ HWY_INLINE void DotStep(__m512i& acc, __m512i w, const int32_t* a) {
   asm("vpdpbusd %2%{1to16%}, %1, %0" : "+v"(acc) : "v"(w), "m"(*a));
 }
 
+// Prefetches into L2 the share of the next panel's bytes (g.next) that
+// step `step` of `n_steps` (tile x block) owns: the next decode then reads
+// the caches, not memory, and the reads spread over this panel's compute
+// (decoding a panel straight from memory stalled on it: 5632 x 2048 q6_K,
+// one core, 138 G MACs/s from memory against 210 from the caches).
+struct NextPanel {
+  const uint8_t* bytes;
+  int64_t lines;
+  int64_t n_steps;
+  void Step(int64_t step) const {
+    if (bytes == nullptr) return;
+    for (int64_t l = step * lines / n_steps; l < (step + 1) * lines / n_steps; ++l) {
+      _mm_prefetch(reinterpret_cast<const char*>(bytes + 64 * l), _MM_HINT_T1);
+    }
+  }
+};
+
+HWY_INLINE NextPanel NextPanelOf(const PanelArgs& g) {
+  return NextPanel{g.next, g.next_bytes / 64, std::max<int64_t>(1, g.a->n_tiles * g.n_blocks)};
+}
+
 // dot.h's tree of each row's 8 accumulators into y, for the tile's real
 // rows (the last tile is padded) and the panel's 16 or 8 weight rows.
 HWY_INLINE void StoreTile(const PanelArgs& g, int64_t t, const __m512 (*acc)[8]) {
@@ -238,12 +259,14 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
   const PanelActivations& a = *g.a;
   const int64_t n_units = a.n_cols / 4, n_subs = a.n_cols / (256 / kSubs), n32 = a.n_cols / 32;
   const int32_t* init_of = kInit == 16 ? a.off16.data() : kInit == 32 ? a.off32.data() : nullptr;
+  const NextPanel next = NextPanelOf(g);
   for (int64_t t = 0; t < a.n_tiles; ++t) {
     __m512 acc[kN][8];
     for (int64_t r = 0; r < kN; ++r) {
       for (int k = 0; k < 8; ++k) acc[r][k] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < g.n_blocks; ++b) {
+      next.Step(t * g.n_blocks + b);
       const uint8_t* block = panel + b * kBlockBytes;
       const int32_t* units = a.units.data() + (t * n_units + b * kUnits) * kN;
       __m512i total[kN];
@@ -306,12 +329,14 @@ HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
   constexpr int64_t kN = kPanelTile;
   const PanelActivations& a = *g.a;
   const int64_t n_units = a.n_cols / 4;
+  const NextPanel next = NextPanelOf(g);
   for (int64_t t = 0; t < a.n_tiles; ++t) {
     __m512 acc[kN][8];
     for (int64_t r = 0; r < kN; ++r) {
       for (int k = 0; k < 8; ++k) acc[r][k] = _mm512_setzero_ps();
     }
     for (int64_t b = 0; b < g.n_blocks; ++b) {
+      next.Step(t * g.n_blocks + b);
       const uint8_t* block = panel + b * kSmallBlockBytes;
       const int32_t* units = a.units.data() + (t * n_units + b * 8) * kN;
       const int32_t* sums = a.sum32.data() + (t * g.n_blocks + b) * kN;  // the tile's 8 rows' block sums

@@ -65,6 +65,10 @@ struct PanelArgs {
   const PanelActivations* a = nullptr;
   float* y = nullptr;
   int64_t y_stride = 0;
+  // The bytes of the panel this thread decodes next (null: none), read
+  // ahead into the caches while this one computes.
+  const uint8_t* next = nullptr;
+  int64_t next_bytes = 0;
 };
 
 // True when the dispatched target has a panel kernel for `type`.
