@@ -1,5 +1,9 @@
 #include "base/half.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace trit {
 
 float HalfToFloat(uint16_t h) {
@@ -39,6 +43,36 @@ uint16_t FloatToHalf(float f) {
   uint32_t result = half_mant;
   if (rem > halfway || (rem == halfway && (half_mant & 1u))) ++result;
   return static_cast<uint16_t>(sign | result);
+}
+
+namespace {
+
+#if defined(__x86_64__)
+__attribute__((target("avx,f16c"))) void FloatsToHalvesF16C(const float* src, uint16_t* dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+  for (; i < n; ++i) dst[i] = FloatToHalf(src[i]);
+}
+
+bool CpuHasF16C() {
+  static const bool has = __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  return has;
+}
+#endif
+
+}  // namespace
+
+void FloatsToHalves(const float* src, uint16_t* dst, int64_t n) {
+#if defined(__x86_64__)
+  if (CpuHasF16C()) {
+    FloatsToHalvesF16C(src, dst, n);
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = FloatToHalf(src[i]);
 }
 
 }  // namespace trit

@@ -21,6 +21,10 @@ inline float BitsToFloat(uint32_t u) {
 
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
+// dst[i] = FloatToHalf(src[i]) for i < n, bit for bit; 8 at a time by the
+// CPU's conversion instruction (x86 F16C: the same rounding, to nearest
+// even, and the same quiet NaNs) where it has one.
+void FloatsToHalves(const float* src, uint16_t* dst, int64_t n);
 
 inline float Bf16ToFloat(uint16_t b) { return BitsToFloat(static_cast<uint32_t>(b) << 16); }
 

@@ -81,6 +81,17 @@ void Prepare(int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) 
   out.sum16.assign(block % 256 == 0 ? static_cast<size_t>(n_rows * n_cols / 16) : 0, 0);
 }
 
+// Blocks [begin, end) of x (counted over all rows) into `out` (prepared).
+void QuantizeBlocks(const float* x, int64_t begin, int64_t end, QuantizedRows& out) {
+  const auto kernel = HWY_DYNAMIC_DISPATCH(QuantizeBlockKernel);
+  const int64_t block = out.block;
+  for (int64_t b = begin; b < end; ++b) {
+    kernel(x + b * block, block, out.q.data() + b * block, &out.scale[static_cast<size_t>(b)],
+           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32,
+           out.sum16.empty() ? nullptr : out.sum16.data() + b * block / 16);
+  }
+}
+
 }  // namespace
 
 void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) {
@@ -89,12 +100,17 @@ void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block,
     return;
   }
   Prepare(n_rows, n_cols, block, out);
-  const auto kernel = HWY_DYNAMIC_DISPATCH(QuantizeBlockKernel);
-  for (int64_t b = 0; b < n_rows * (n_cols / block); ++b) {
-    kernel(x + b * block, block, out.q.data() + b * block, &out.scale[static_cast<size_t>(b)],
-           &out.sum[static_cast<size_t>(b)], out.sum32.data() + b * block / 32,
-           out.sum16.empty() ? nullptr : out.sum16.data() + b * block / 16);
+  QuantizeBlocks(x, 0, n_rows * (n_cols / block), out);
+}
+
+void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out, ThreadPool& pool) {
+  if (block % 32 != 0 || n_rows < 2) {
+    QuantizeRows(x, n_rows, n_cols, block, out);
+    return;
   }
+  Prepare(n_rows, n_cols, block, out);
+  const int64_t n_blocks = n_cols / block;
+  pool.ParallelFor(n_rows, [&](int64_t begin, int64_t end) { QuantizeBlocks(x, begin * n_blocks, end * n_blocks, out); });
 }
 
 void QuantizeRowsScalar(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out) {

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/thread_pool.h"
+
 namespace trit::kernels {
 
 struct QuantizedRows {
@@ -32,6 +34,8 @@ struct QuantizedRows {
 // QuantizeRowsScalar on every target. Non-finite x gives unspecified q (never
 // undefined behaviour).
 void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out);
+// The same with the rows split over `pool` (the same bits: rows are alone).
+void QuantizeRows(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out, ThreadPool& pool);
 
 // The plain definition above, one element at a time: the oracle of the tests.
 void QuantizeRowsScalar(const float* x, int64_t n_rows, int64_t n_cols, int64_t block, QuantizedRows& out);

@@ -29,8 +29,7 @@ void StoreRow(KvType type, void* base, int64_t offset, int64_t n, const float* s
   if (type == KvType::kF32) {
     std::copy(src, src + n, static_cast<float*>(base) + offset);
   } else {
-    uint16_t* dst = static_cast<uint16_t*>(base) + offset;
-    for (int64_t i = 0; i < n; ++i) dst[i] = FloatToHalf(src[i]);
+    FloatsToHalves(src, static_cast<uint16_t*>(base) + offset, n);
   }
 }
 

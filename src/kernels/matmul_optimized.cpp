@@ -111,7 +111,7 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
   // lambda captures the caller's buffers, not their own thread_local.)
   thread_local QuantizedRows reused;
   QuantizedRows& a = reused;
-  QuantizeRows(x, m, first.n_cols, ActivationBlock(first.type->type), a);
+  QuantizeRows(x, m, first.n_cols, ActivationBlock(first.type->type), a, pool);
   const int64_t n_blocks = a.n_blocks();
   TRIT_CHECK(jobs.size() <= kMaxJobs);
   int64_t first_unit[kMaxJobs + 1] = {};  // job i's units: [first_unit[i], first_unit[i + 1])
@@ -171,7 +171,7 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
   if (m >= kPanelMinRows) {
     for (const MatMulJob& job : jobs) panels = panels || panel_type(*job.w);
   }
-  if (panels) simd::PreparePanelActivations(a, panel_a);
+  if (panels) simd::PreparePanelActivations(a, panel_a, pool);
   pool.ParallelFor(first_unit[jobs.size()], [&](int64_t u_begin, int64_t u_end) {
     for (size_t i = 0; i < jobs.size(); ++i) {
       const int64_t lo = std::max(u_begin, first_unit[i]), hi = std::min(u_end, first_unit[i + 1]);

@@ -231,12 +231,20 @@ HWY_INLINE NextPanel NextPanelOf(const PanelArgs& g) {
   return NextPanel{g.next, g.next_bytes / 64, std::max<int64_t>(1, g.a->n_tiles * g.n_blocks)};
 }
 
+// lane[b % 8] += term, where the lanes start at +0: the first 8 blocks add
+// the term to a +0 in a register (the same bits as the sum in memory would
+// be, -0 terms included, and no zeroing of 8 x 8 vectors per tile).
+HWY_INLINE void AddTerm(__m512* lanes, int64_t b, __m512 term) {
+  lanes[b % 8] = _mm512_add_ps(b < 8 ? _mm512_setzero_ps() : lanes[b % 8], term);
+}
+
 // dot.h's tree of each row's 8 accumulators into y, for the tile's real
 // rows (the last tile is padded) and the panel's 16 or 8 weight rows.
 HWY_INLINE void StoreTile(const PanelArgs& g, int64_t t, const __m512 (*acc)[8]) {
   const int64_t n_a = std::min(kPanelTile, g.a->n_rows - t * kPanelTile);
   for (int64_t r = 0; r < n_a; ++r) {
-    const __m512* l = acc[r];
+    __m512 l[8];  // lanes no block reached hold +0 (what they started at)
+    for (int64_t k = 0; k < 8; ++k) l[k] = k < g.n_blocks ? acc[r][k] : _mm512_setzero_ps();
     const __m512 sum = _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(l[0], l[1]), _mm512_add_ps(l[2], l[3])),
                                      _mm512_add_ps(_mm512_add_ps(l[4], l[5]), _mm512_add_ps(l[6], l[7])));
     float* y = g.y + (t * kPanelTile + r) * g.y_stride;
@@ -261,10 +269,7 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
   const int32_t* init_of = kInit == 16 ? a.off16.data() : kInit == 32 ? a.off32.data() : nullptr;
   const NextPanel next = NextPanelOf(g);
   for (int64_t t = 0; t < a.n_tiles; ++t) {
-    __m512 acc[kN][8];
-    for (int64_t r = 0; r < kN; ++r) {
-      for (int k = 0; k < 8; ++k) acc[r][k] = _mm512_setzero_ps();
-    }
+    __m512 acc[kN][8];  // lanes b % 8; the first 8 blocks start them (AddTerm)
     for (int64_t b = 0; b < g.n_blocks; ++b) {
       next.Step(t * g.n_blocks + b);
       const uint8_t* block = panel + b * kBlockBytes;
@@ -306,13 +311,13 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
           const __m512 da = _mm512_set1_ps(da_of[r]);
           const __m512 term = _mm512_sub_ps(_mm512_mul_ps(_mm512_mul_ps(d, da), _mm512_cvtepi32_ps(total[r])),
                                             _mm512_mul_ps(_mm512_mul_ps(dmin, da), _mm512_cvtepi32_ps(mins[r])));
-          acc[r][b % 8] = _mm512_add_ps(acc[r][b % 8], term);
+          AddTerm(acc[r], b, term);
         }
       } else {
         for (int64_t r = 0; r < kN; ++r) {
           const __m512 da = _mm512_set1_ps(da_of[r]);
           const __m512 term = _mm512_mul_ps(_mm512_mul_ps(d, da), _mm512_cvtepi32_ps(total[r]));
-          acc[r][b % 8] = _mm512_add_ps(acc[r][b % 8], term);
+          AddTerm(acc[r], b, term);
         }
       }
     }
@@ -331,10 +336,7 @@ HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
   const int64_t n_units = a.n_cols / 4;
   const NextPanel next = NextPanelOf(g);
   for (int64_t t = 0; t < a.n_tiles; ++t) {
-    __m512 acc[kN][8];
-    for (int64_t r = 0; r < kN; ++r) {
-      for (int k = 0; k < 8; ++k) acc[r][k] = _mm512_setzero_ps();
-    }
+    __m512 acc[kN][8];  // lanes b % 8; the first 8 blocks start them (AddTerm)
     for (int64_t b = 0; b < g.n_blocks; ++b) {
       next.Step(t * g.n_blocks + b);
       const uint8_t* block = panel + b * kSmallBlockBytes;
@@ -363,7 +365,7 @@ HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
           const __m512 m = _mm512_load_ps(reinterpret_cast<const float*>(block + kSmallMinOff));
           term = _mm512_add_ps(term, _mm512_mul_ps(_mm512_mul_ps(m, da), _mm512_cvtepi32_ps(_mm512_set1_epi32(sums[r]))));
         }
-        acc[r][b % 8] = _mm512_add_ps(acc[r][b % 8], term);
+        AddTerm(acc[r], b, term);
       }
     }
     StoreTile(g, t, acc);
@@ -464,7 +466,7 @@ HWY_EXPORT(GemmPanelImpl);
 bool HasPanelKernel(quant::GgmlType type) { return HWY_DYNAMIC_DISPATCH(HasPanelKernelImpl)(type); }
 void GemmPanel(quant::GgmlType type, const PanelArgs& args) { HWY_DYNAMIC_DISPATCH(GemmPanelImpl)(type, args); }
 
-void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out) {
+void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out, ThreadPool& pool) {
   TRIT_CHECK((a.block == 256 || a.block == 32) && a.n_cols % a.block == 0);
   const bool large = a.block == 256;
   TRIT_CHECK(!large || !a.sum16.empty());
@@ -475,23 +477,32 @@ void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out) {
   out.n_tiles = (a.n_rows + kN - 1) / kN;
   const int64_t n_units = a.n_cols / 4, n16 = large ? a.n_cols / 16 : 0, n32 = a.n_cols / 32, nb = a.n_cols / a.block;
   const size_t padded = static_cast<size_t>(out.n_tiles * kN);
-  // Every entry, padding rows included, is written below or zero here.
-  out.units.assign(padded * n_units, 0);
-  out.scale.assign(padded * nb, 0.0f);
-  out.off16.assign(padded * n16, 0);
-  out.off32.assign(large ? padded * n32 : 0, 0);
-  out.sum32.assign(padded * n32, 0);
-  for (int64_t row = 0; row < a.n_rows; ++row) {
+  out.units.resize(padded * n_units);
+  out.scale.resize(padded * nb);
+  out.off16.resize(padded * n16);
+  out.off32.resize(large ? padded * n32 : 0);
+  out.sum32.resize(padded * n32);
+  // Row `row`'s entries (row >= n_rows: the last tile's padding, zeros).
+  auto fill = [&](int64_t row) {
     const int64_t t = row / kN, r = row % kN;
-    const int8_t* q = a.q.data() + row * a.n_cols;
-    for (int64_t k = 0; k < n_units; ++k) std::memcpy(&out.units[(t * n_units + k) * kN + r], q + 4 * k, 4);
-    for (int64_t k = 0; k < nb; ++k) out.scale[(t * nb + k) * kN + r] = a.scale[row * nb + k];
-    for (int64_t k = 0; k < n16; ++k) out.off16[(t * n16 + k) * kN + r] = -32 * a.sum16[row * n16 + k];
-    for (int64_t k = 0; k < n32; ++k) {
-      if (large) out.off32[(t * n32 + k) * kN + r] = -128 * a.sum32[row * n32 + k];
-      out.sum32[(t * n32 + k) * kN + r] = a.sum32[row * n32 + k];
+    const bool real = row < a.n_rows;
+    const int8_t* q = a.q.data() + (real ? row : 0) * a.n_cols;
+    for (int64_t k = 0; k < n_units; ++k) {
+      int32_t unit = 0;
+      if (real) std::memcpy(&unit, q + 4 * k, 4);
+      out.units[(t * n_units + k) * kN + r] = unit;
     }
-  }
+    for (int64_t k = 0; k < nb; ++k) out.scale[(t * nb + k) * kN + r] = real ? a.scale[row * nb + k] : 0.0f;
+    for (int64_t k = 0; k < n16; ++k) out.off16[(t * n16 + k) * kN + r] = real ? -32 * a.sum16[row * n16 + k] : 0;
+    for (int64_t k = 0; k < n32; ++k) {
+      const int32_t sum = real ? a.sum32[row * n32 + k] : 0;
+      if (large) out.off32[(t * n32 + k) * kN + r] = -128 * sum;
+      out.sum32[(t * n32 + k) * kN + r] = sum;
+    }
+  };
+  pool.ParallelFor(static_cast<int64_t>(padded), [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) fill(row);
+  });
 }
 
 }  // namespace trit::kernels::simd

@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/thread_pool.h"
 #include "kernels/activation_quant.h"
 #include "quant/types.h"
 
@@ -50,8 +51,8 @@ struct PanelActivations {
   std::vector<int32_t> sum32;  // [t][n_cols / 32][r]: sums per 32 (q4_K/q5_K's mins; the 32-element blocks' sums)
 };
 
-// Fills `out` from `a` (blocks of 256 with sum16, or of 32).
-void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out);
+// Fills `out` from `a` (blocks of 256 with sum16, or of 32), the rows split over `pool`.
+void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out, ThreadPool& pool);
 
 // One panel: n_groups (1 or 2) row groups of 8 rows from w (row-group
 // layout, w_row_bytes a row, n_blocks blocks of the type) against every row

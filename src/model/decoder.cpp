@@ -141,10 +141,26 @@ void ApplyScale(const float* scale, int64_t n, float* y) {
   if (scale != nullptr) kernels::Scale(y, n, scale[0]);
 }
 
+// fn(r) for every row r < n_rows, split over the pool when there are
+// several (a prompt): the workers would otherwise wait while the caller
+// runs the per-row steps between matmuls alone. Rows are independent, so
+// the results are the same bits either way.
+template <class RowFn>
+void EachRow(ThreadPool& pool, int64_t n_rows, const RowFn& fn) {
+  if (n_rows < 2) {
+    for (int64_t r = 0; r < n_rows; ++r) fn(r);
+    return;
+  }
+  pool.ParallelFor(n_rows, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) fn(r);
+  });
+}
+
 // Each of the n_rows rows of x (n_rows, n) := rmsnorm(row) * weight, when weight is present.
-void NormRows(const kernels::Ops& ops, const float* weight, int64_t n_rows, int64_t n, float eps, float* x) {
+void NormRows(const kernels::Ops& ops, const float* weight, int64_t n_rows, int64_t n, float eps, float* x,
+              ThreadPool& pool) {
   if (weight == nullptr) return;
-  for (int64_t r = 0; r < n_rows; ++r) ops.rms_norm(x + r * n, weight, n, eps, x + r * n);
+  EachRow(pool, n_rows, [&](int64_t r) { ops.rms_norm(x + r * n, weight, n, eps, x + r * n); });
 }
 
 }  // namespace
@@ -158,9 +174,7 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   std::vector<float> q(static_cast<size_t>(n * h.q_dim()));   // (n, n_head * head_dim)
   std::vector<float> k(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
   std::vector<float> v(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
-  for (int64_t r = 0; r < n; ++r) {
-    ops_.rms_norm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
-  }
+  EachRow(pool, n, [&](int64_t r) { ops_.rms_norm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]); });
   const kernels::MatMulJob qkv[] = {{&l.wq, q.data()}, {&l.wk, k.data()}, {&l.wv, v.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(qkv), hn.data(), n, pool);
   ApplyScale(l.wq_scale, n * h.q_dim(), q.data());
@@ -171,9 +185,13 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   AddBias(l.bv, n, h.kv_dim(), v.data());
 
   const kernels::RopeParams& rope = h.layer_rope(il);
-  std::vector<float> cos(static_cast<size_t>(rope.n_rot / 2));  // (n_rot / 2)
-  std::vector<float> sin(static_cast<size_t>(rope.n_rot / 2));
-  for (int64_t r = 0; r < n; ++r) {
+  // Per row: q/k norms, rope, the KV cache store (each row its own position).
+  EachRow(pool, n, [&](int64_t r) {
+    thread_local std::vector<float> cos_row, sin_row;  // (n_rot / 2) this thread's angles
+    cos_row.resize(static_cast<size_t>(rope.n_rot / 2));
+    sin_row.resize(static_cast<size_t>(rope.n_rot / 2));
+    float* cos = cos_row.data();
+    float* sin = sin_row.data();
     float* qr = &q[r * h.q_dim()];
     float* kr = &k[r * h.kv_dim()];
     if (l.q_norm != nullptr) {
@@ -184,13 +202,11 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
         ops_.rms_norm(kr + hd * h.head_dim, l.k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
       }
     }
-    kernels::RopeAngles(rope, batch.positions[r], cos.data(), sin.data());
-    for (int64_t hd = 0; hd < h.n_head; ++hd) ops_.rope(rope, cos.data(), sin.data(), qr + hd * h.head_dim);
-    for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
-      ops_.rope(rope, cos.data(), sin.data(), kr + hd * h.head_dim);
-    }
+    kernels::RopeAngles(rope, batch.positions[r], cos, sin);
+    for (int64_t hd = 0; hd < h.n_head; ++hd) ops_.rope(rope, cos, sin, qr + hd * h.head_dim);
+    for (int64_t hd = 0; hd < h.n_head_kv; ++hd) ops_.rope(rope, cos, sin, kr + hd * h.head_dim);
     kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
-  }
+  });
 
   // Every (row, head) is independent: split over them, never over keys.
   // The heads of one KV head go together (each key and value row is read
@@ -216,11 +232,11 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
       ops_.attend(views[r], kv_head, h.head_dim, &q[at], n_q, batch.positions[r] + 1, attend, &attn[at]);
     }
   });
-  NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data());
+  NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data(), pool);
   std::vector<float> out(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
   ops_.matmul(l.wo, attn.data(), n, out.data(), pool);
   ApplyScale(l.wo_scale, n * h.n_embd, out.data());
-  NormRows(ops_, l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data());
+  NormRows(ops_, l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data(), pool);
   kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
 }
 
@@ -230,21 +246,22 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vec
   std::vector<float> hn(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
   std::vector<float> gate(static_cast<size_t>(n * h.n_ff));  // (n, n_ff)
   std::vector<float> up(static_cast<size_t>(n * h.n_ff));    // (n, n_ff)
-  for (int64_t r = 0; r < n; ++r) {
-    ops_.rms_norm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]);
-  }
+  EachRow(pool, n, [&](int64_t r) { ops_.rms_norm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]); });
   const kernels::MatMulJob gate_up[] = {{&l.gate, gate.data()}, {&l.up, up.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(gate_up), hn.data(), n, pool);
   ApplyScale(l.gate_scale, n * h.n_ff, gate.data());
   ApplyScale(l.up_scale, n * h.n_ff, up.data());
-  switch (options_.ffn_activation) {
-    case FfnActivation::kSilu: ops_.swiglu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
-    case FfnActivation::kGelu: ops_.geglu(gate.data(), up.data(), n * h.n_ff, gate.data()); break;
-  }
-  NormRows(ops_, l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data());
+  EachRow(pool, n, [&](int64_t r) {  // element-wise: by rows, the same bits
+    float* g = &gate[r * h.n_ff];
+    switch (options_.ffn_activation) {
+      case FfnActivation::kSilu: ops_.swiglu(g, &up[r * h.n_ff], h.n_ff, g); break;
+      case FfnActivation::kGelu: ops_.geglu(g, &up[r * h.n_ff], h.n_ff, g); break;
+    }
+  });
+  NormRows(ops_, l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data(), pool);
   ops_.matmul(l.down, gate.data(), n, hn.data(), pool);
   ApplyScale(l.down_scale, n * h.n_embd, hn.data());
-  NormRows(ops_, l.ffn_post_norm, n, h.n_embd, h.rms_eps, hn.data());
+  NormRows(ops_, l.ffn_post_norm, n, h.n_embd, h.rms_eps, hn.data(), pool);
   kernels::Add(x.data(), hn.data(), n * h.n_embd, x.data());
 }
 

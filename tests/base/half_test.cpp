@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace trit {
 namespace {
@@ -54,6 +55,25 @@ TEST(HalfTest, RoundsToNearest) {
     const float hi = HalfToFloat(static_cast<uint16_t>(h + 1));
     EXPECT_EQ(FloatToHalf(lo + (hi - lo) * 0.25f), h);
     EXPECT_EQ(FloatToHalf(lo + (hi - lo) * 0.75f), h + 1);
+  }
+}
+
+// The batch conversion (F16C where the CPU has it) gives FloatToHalf's bits
+// for every class of input: a stride through all 2^32 patterns (normals of
+// every exponent, subnormals, overflow, infinities, quiet and signalling
+// NaNs of both signs), every half's neighbours and the ties between them.
+TEST(HalfTest, BatchConversionIsTheScalarOneBitForBit) {
+  std::vector<float> in;
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 4093) in.push_back(BitsToFloat(static_cast<uint32_t>(u)));
+  for (uint32_t h = 0; h < 0x10000; ++h) {
+    const uint32_t f = FloatBits(HalfToFloat(static_cast<uint16_t>(h)));
+    for (uint32_t d : {0u, 1u, 0xfffu, 0x1000u, 0x1001u, 0x2000u}) in.push_back(BitsToFloat(f + d));
+  }
+  for (uint32_t nan : {0x7f800001u, 0x7fc00000u, 0x7fbfffffu, 0xff800001u, 0xffc00001u, 0x7f801fffu}) in.push_back(BitsToFloat(nan));
+  std::vector<uint16_t> got(in.size());
+  FloatsToHalves(in.data(), got.data(), static_cast<int64_t>(in.size()));
+  for (size_t i = 0; i < in.size(); ++i) {
+    ASSERT_EQ(got[i], FloatToHalf(in[i])) << "float bits 0x" << std::hex << FloatBits(in[i]);
   }
 }
 
