@@ -536,6 +536,17 @@ HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
 }
 
 #ifdef TRIT_X86_256
+// Row-group blocks stream from memory in decode; the hardware prefetcher
+// alone left q8_0 decode at about 40% of the bus on Zen 5 (Qwen3-0.6B Q8_0,
+// 2 threads: 40 tok/s, 49-60 with this). Reads the lines of the bytes
+// kPrefetchAhead past the `bytes` at p into L1.
+inline constexpr int64_t kPrefetchAhead = 2048;
+HWY_INLINE void PrefetchAhead(const uint8_t* p, int64_t bytes) {
+  for (int64_t l = 0; l < bytes; l += 64) _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchAhead + l), _MM_HINT_T0);
+}
+#endif
+
+#ifdef TRIT_X86_256
 // The frame of the 8-row kernels of 256-element blocks (one group of 8
 // weight rows from the row-group layout; lane j of every vector belongs to
 // row j): per activation row kGroup float accumulators, block b into
@@ -559,6 +570,7 @@ HWY_INLINE void Rows8Frame(const QuantDotArgs& g, int64_t block_bytes, const One
       const int64_t b = b0 + k;
       const int8_t* a_row[kGroupRowTile];
       for (int64_t r = 0; r < n_a; ++r) a_row[r] = g.a + r * g.a_stride + b * 256;
+      PrefetchAhead(g.w + b * 8 * block_bytes, 8 * block_bytes);
       one_block(b, g.w + b * 8 * block_bytes, a_row, [&](int64_t r, VF term) { acc[r][k] = acc[r][k] + term; });
     }
   }

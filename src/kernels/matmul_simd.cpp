@@ -396,6 +396,7 @@ void DotNibblesRows8(const QuantDotArgs& g) {
     QuantRows8<kRows, kShift, false, kMin, F::kMaxQ>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i& mins) {
       (void)mins;
       const uint8_t* p = g.w + b * 8 * F::kBytes;
+      PrefetchAhead(p, 8 * F::kBytes);
       auto load = [&](int64_t at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + at)); };
       scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       if constexpr (kMin) mins = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 8 * F::kMin));
@@ -428,6 +429,7 @@ void DotQ8_0Rows8(const QuantDotArgs& g) {
   if (g.row_groups) {
     QuantRows8<kRows, kShift, kSigned, false, 255>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
       const uint8_t* p = g.w + b * 8 * 34;
+      PrefetchAhead(p, 8 * 34);
       scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       for (int s = 0; s < 8; ++s) w[s] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * s));
       OffsetQ8_0(w);

@@ -143,6 +143,7 @@ void DotIQ4_NLRows8(const QuantDotArgs& g) {
   if (g.row_groups) {
     QuantRows8<kRows, -1, true, false, 127>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
       const uint8_t* p = g.w + b * 8 * kNlBytes;
+      PrefetchAhead(p, 8 * kNlBytes);
       scales = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       __m256i quad[4];
       for (int t = 0; t < 4; ++t) quad[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 16 + 32 * t));
