@@ -104,35 +104,16 @@ HWY_INLINE void DecodeQ4_K(const uint8_t* p, const DecodedHalf& out) {
   constexpr int64_t kGroupQh = 128, kGroupQs = kFive ? 128 + 8 * 32 : 128;
   out.D(kDOff, p);
   out.D(kDminOff, p + 16);
-  const __m256i low6 = _mm256_set1_epi32(0x3F3F3F3F), low4 = _mm256_set1_epi32(0x0F0F0F0F);
-  const __m256i top2 = _mm256_set1_epi32(0x03030303), byte = _mm256_set1_epi32(0xFF);
-  const __m256i w0 = Load256(p + 32), w1 = Load256(p + 64), w2 = Load256(p + 96);
-  const __m256i sc_lo = _mm256_and_si256(w0, low6);
-  const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(w2, low4),
-                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), top2), 4));
-  const __m256i mn_lo = _mm256_and_si256(w1, low6);
-  const __m256i mn_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), low4),
-                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), top2), 4));
-  for (int s = 0; s < 4; ++s) {
-    auto byte_of = [&](__m256i words) { return _mm256_and_si256(_mm256_srli_epi32(words, 8 * s), byte); };
-    out.Scale(s, byte_of(sc_lo));
-    out.Scale(4 + s, byte_of(sc_hi));
-    out.Min(s, byte_of(mn_lo));
-    out.Min(4 + s, byte_of(mn_hi));
+  __m256i sc[8], mn[8];
+  ScalesMinsK4Rows8(p + 32, sc, mn);
+  for (int s = 0; s < 8; ++s) {
+    out.Scale(s, sc[s]);
+    out.Min(s, mn[s]);
   }
-  const __m256i nibble = _mm256_set1_epi8(0x0F), sixteen = _mm256_set1_epi8(16);
   for (int j = 0; j < 4; ++j) {
     for (int s = 0; s < 8; ++s) {
-      const __m256i q = Load256(p + kGroupQs + 32 * (8 * j + s));
-      __m256i lo = _mm256_and_si256(q, nibble);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
-      if constexpr (kFive) {
-        const __m256i qh = Load256(p + kGroupQh + 32 * s);
-        const __m256i bit_lo = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
-        const __m256i bit_hi = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
-        lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_lo), bit_lo), sixteen));
-        hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_hi), bit_hi), sixteen));
-      }
+      __m256i lo, hi;
+      QuantsK4Rows8<kFive>(Load256(p + kGroupQs + 32 * (8 * j + s)), p + kGroupQh + 32 * s, j, lo, hi);
       out.Quants(16 * j + s, lo);
       out.Quants(16 * j + 8 + s, hi);
     }

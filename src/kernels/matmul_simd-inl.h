@@ -536,6 +536,49 @@ HWY_INLINE QuantDotArgs EightRowGroups(const QuantDotArgs& g) {
 }
 
 #ifdef TRIT_X86_256
+// The q4_K/q5_K row-group block's parts (repack.h) for 8 rows, lane j row
+// j, by UnpackScalesK4's formulas lane by lane: the 6-bit scales sc[s] and
+// mins mn[s] (s < 8, int32 per lane) from the three scale words at `words`.
+HWY_INLINE void ScalesMinsK4Rows8(const uint8_t* words, __m256i* sc, __m256i* mn) {
+  auto load = [&](int64_t w) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(words + 32 * w)); };
+  const __m256i low6 = _mm256_set1_epi32(0x3F3F3F3F), low4 = _mm256_set1_epi32(0x0F0F0F0F);
+  const __m256i top2 = _mm256_set1_epi32(0x03030303), byte = _mm256_set1_epi32(0xFF);
+  const __m256i w0 = load(0), w1 = load(1), w2 = load(2);
+  const __m256i sc_lo = _mm256_and_si256(w0, low6);
+  const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(w2, low4),
+                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), top2), 4));
+  const __m256i mn_lo = _mm256_and_si256(w1, low6);
+  const __m256i mn_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), low4),
+                                        _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), top2), 4));
+  for (int s = 0; s < 4; ++s) {
+    auto byte_of = [&](__m256i v) { return _mm256_and_si256(_mm256_srli_epi32(v, 8 * s), byte); };
+    sc[s] = byte_of(sc_lo);
+    sc[4 + s] = byte_of(sc_hi);
+    mn[s] = byte_of(mn_lo);
+    mn[4 + s] = byte_of(mn_hi);
+  }
+}
+
+// The quants of qs unit `q` (8 rows x 4 bytes) of sub-blocks 2j (lo: low
+// nibbles) and 2j + 1 (hi), with q5_K's fifth bits from bits 2j and 2j + 1
+// of the matching qh unit (16 where set; qh unused for q4_K).
+template <bool kFive>
+HWY_INLINE void QuantsK4Rows8(__m256i q, const uint8_t* qh_unit, int64_t j, __m256i& lo, __m256i& hi) {
+  const __m256i nibble = _mm256_set1_epi8(0x0F);
+  lo = _mm256_and_si256(q, nibble);
+  hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), nibble);
+  if constexpr (kFive) {
+    const __m256i qh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qh_unit));
+    const __m256i bit_lo = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
+    const __m256i bit_hi = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
+    const __m256i sixteen = _mm256_set1_epi8(16);
+    lo = _mm256_or_si256(lo, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_lo), bit_lo), sixteen));
+    hi = _mm256_or_si256(hi, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_hi), bit_hi), sixteen));
+  } else {
+    (void)qh_unit, (void)j;
+  }
+}
+
 // Row-group blocks stream from memory in decode; the hardware prefetcher
 // alone left q8_0 decode at about 40% of the bus on Zen 5 (Qwen3-0.6B Q8_0,
 // 2 threads: 40 tok/s, 49-60 with this). Reads the lines of the bytes

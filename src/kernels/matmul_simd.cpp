@@ -939,46 +939,22 @@ void DotQ4_KRows8(const QuantDotArgs& g) {
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
   const int64_t sub_stride = g.a_stride / 32;
-  const __m256i nibble = _mm256_set1_epi8(0x0F);
-  const __m256i byte = _mm256_set1_epi32(0xFF);
-  const __m256i low6 = _mm256_set1_epi32(0x3F3F3F3F), low4 = _mm256_set1_epi32(0x0F0F0F0F);
-  const __m256i top2 = _mm256_set1_epi32(0x03030303);
   auto load = [](const uint8_t* at) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at)); };
   Rows8Frame<kRows>(g, K::kBytes, [&](int64_t b, const uint8_t* p, const int8_t* const* block_a, auto add) {
     const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
     const VF dmin{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)))};
-    const __m256i w0 = load(p + 32), w1 = load(p + 64), w2 = load(p + 96);
-    const __m256i sc_lo = _mm256_and_si256(w0, low6);
-    const __m256i sc_hi = _mm256_or_si256(_mm256_and_si256(w2, low4),
-                                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w0, 6), top2), 4));
-    const __m256i mn_lo = _mm256_and_si256(w1, low6);
-    const __m256i mn_hi = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi32(w2, 4), low4),
-                                          _mm256_slli_epi32(_mm256_and_si256(_mm256_srli_epi32(w1, 6), top2), 4));
-    auto byte_of = [&](__m256i words, int s) { return V32{_mm256_and_si256(_mm256_srli_epi32(words, 8 * s), byte)}; };
+    __m256i sc_raw[8], mn_raw[8];
+    ScalesMinsK4Rows8(p + 32, sc_raw, mn_raw);
     V32 sc[8], mn[8];
-    for (int s = 0; s < 4; ++s) {
-      sc[s] = byte_of(sc_lo, s);
-      sc[4 + s] = byte_of(sc_hi, s);
-      mn[s] = byte_of(mn_lo, s);
-      mn[4 + s] = byte_of(mn_hi, s);
-    }
+    for (int s = 0; s < 8; ++s) sc[s] = V32{sc_raw[s]}, mn[s] = V32{mn_raw[s]};
     V32 a_int[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) a_int[r] = hn::Zero(d32);
     // The quants of unit s of sub-blocks 2j (lo) and 2j + 1 (hi) of the 8 rows.
     auto quants = [&](int64_t j, int64_t s, VU8& lo, VU8& hi) {
-      const __m256i q = load(p + kGroupQs + 32 * (8 * j + s));
-      lo = VU8{_mm256_and_si256(q, nibble)};
-      hi = VU8{_mm256_and_si256(_mm256_srli_epi16(q, 4), nibble)};
-      if constexpr (kFive) {
-        // Elements 4s.. of sub-blocks 2j and 2j + 1: bits 2j and 2j + 1 of
-        // qh unit s (qh[4s..4s+3] of the 8 rows), 16 where set.
-        const __m256i qh = load(p + kGroupQh + 32 * s);
-        const __m256i bit_lo = _mm256_set1_epi8(static_cast<char>(1 << (2 * j)));
-        const __m256i bit_hi = _mm256_set1_epi8(static_cast<char>(2 << (2 * j)));
-        const __m256i sixteen = _mm256_set1_epi8(16);
-        lo = VU8{_mm256_or_si256(lo.raw, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_lo), bit_lo), sixteen))};
-        hi = VU8{_mm256_or_si256(hi.raw, _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(qh, bit_hi), bit_hi), sixteen))};
-      }
+      __m256i l, h;
+      QuantsK4Rows8<kFive>(load(p + kGroupQs + 32 * (8 * j + s)), p + kGroupQh + 32 * s, j, l, h);
+      lo = VU8{l};
+      hi = VU8{h};
     };
     // Activations 4s.. of sub-block 2j (+ 32: 2j + 1) of row r, broadcast.
     auto group = [&](int64_t r, int64_t j, int64_t s, int64_t plus) {
