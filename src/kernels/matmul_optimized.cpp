@@ -186,19 +186,19 @@ void QuantMatMuls(std::span<const MatMulJob> jobs, const float* x, int64_t m, Th
       // Whole groups by panels of two (one where a single group is left),
       // the last n_rows % 8 rows (row layout) by tiles.
       const int64_t grouped_end = std::min(o_end, w.n_rows / kRowGroup * kRowGroup);
+      auto panel_rows = [&](int64_t at) { return std::min(simd::kPanelRows, grouped_end - at); };  // 16 or 8
       for (int64_t ob = o_begin; ob < grouped_end; ob += simd::kPanelRows) {
         simd::PanelArgs args;
         args.w = w.data + static_cast<uint64_t>(ob) * w.row_bytes;
-        args.n_groups = std::min<int64_t>(2, (grouped_end - ob) / kRowGroup);
+        args.n_groups = panel_rows(ob) / kRowGroup;
         args.w_row_bytes = static_cast<int64_t>(w.row_bytes);
         args.n_blocks = n_blocks;
         args.a = &panel_a;
         args.y = jobs[i].y + ob;
         args.y_stride = w.n_rows;
-        if (ob + simd::kPanelRows < grouped_end) {
+        if (const int64_t next = ob + simd::kPanelRows; next < grouped_end) {  // this thread's next panel
           args.next = args.w + simd::kPanelRows * w.row_bytes;
-          args.next_bytes = std::min<int64_t>(2, (grouped_end - ob - simd::kPanelRows) / kRowGroup) * kRowGroup *
-                            static_cast<int64_t>(w.row_bytes);
+          args.next_bytes = panel_rows(next) * static_cast<int64_t>(w.row_bytes);
         }
         simd::GemmPanel(w.type->type, args);
       }

@@ -237,19 +237,35 @@ HWY_INLINE void StoreTile(const PanelArgs& g, int64_t t, const __m512 (*acc)[8])
   }
 }
 
+// out[i] = -(sums[i] << kShift) for i < n (a multiple of 8): the starting
+// integers of the sub-blocks whose quants are stored with an unsigned
+// offset (q6_K's 32 = 1 << 5, the 128 = 1 << 7 of the signed values),
+// made from the activation sums of a tile's rows, 8 at a time.
+template <int kShift>
+HWY_INLINE void OffsetStarts(const int32_t* sums, int64_t n, int32_t* out) {
+  for (int64_t i = 0; i < n; i += 8) {
+    const __m256i s = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums + i));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(s, kShift)));
+  }
+}
+
 // Every tile of activation rows over a decoded panel. kSubs sub-blocks a
-// block (of 256 / kSubs elements), each starting from kInit's offsets (16:
-// off16, 32: off32, 0: zero) and times its scale; kMins: q4_K's second
-// integer B = sum_s m_s sum32_s and float term.
-template <int kSubs, int kInit, bool kMins>
+// block (of 256 / kSubs elements: the activation sums per 16 or per 32),
+// each starting from -(its activation sum << kShift) (kShift < 0: zero) and
+// times its scale; kMins: q4_K's second integer B = sum_s m_s sum32_s and
+// float term.
+template <int kSubs, int kShift, bool kMins>
 HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
   constexpr int64_t kN = kPanelTile;
   constexpr int64_t kUnitsPerSub = kUnits / kSubs;
   const PanelActivations& a = *g.a;
   const int64_t n_units = a.n_cols / 4, n_subs = a.n_cols / (256 / kSubs), n32 = a.n_cols / 32;
-  const int32_t* init_of = kInit == 16 ? a.off16.data() : kInit == 32 ? a.off32.data() : nullptr;
+  const int32_t* sub_sums = kSubs == 16 ? a.sum16.data() : a.sum32.data();  // [t][n_subs][r]
   const NextPanel next = NextPanelOf(g);
+  thread_local std::vector<int32_t> tile_starts;  // [n_subs][r]: one tile's starting integers
+  tile_starts.resize(static_cast<size_t>(n_subs * kN));
   for (int64_t t = 0; t < a.n_tiles; ++t) {
+    if constexpr (kShift >= 0) OffsetStarts<kShift>(sub_sums + t * n_subs * kN, n_subs * kN, tile_starts.data());
     __m512 acc[kN][8];  // lanes b % 8; the first 8 blocks start them (AddTerm)
     for (int64_t b = 0; b < g.n_blocks; ++b) {
       next.Step(t * g.n_blocks + b);
@@ -257,12 +273,12 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
       const int32_t* units = a.units.data() + (t * n_units + b * kUnits) * kN;
       __m512i total[kN];
       for (int64_t r = 0; r < kN; ++r) total[r] = _mm512_setzero_si512();
+      const int32_t* starts = tile_starts.data() + b * kSubs * kN;  // [s][r]
 #pragma GCC unroll 1
       for (int64_t s = 0; s < kSubs; ++s) {
         __m512i sub[kN];
-        if constexpr (kInit != 0) {
-          const int32_t* init = init_of + (t * n_subs + b * kSubs + s) * kN;
-          for (int64_t r = 0; r < kN; ++r) sub[r] = _mm512_set1_epi32(init[r]);
+        if constexpr (kShift >= 0) {
+          for (int64_t r = 0; r < kN; ++r) sub[r] = _mm512_set1_epi32(starts[s * kN + r]);
         } else {
           for (int64_t r = 0; r < kN; ++r) sub[r] = _mm512_setzero_si512();
         }
@@ -316,7 +332,10 @@ HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
   const PanelActivations& a = *g.a;
   const int64_t n_units = a.n_cols / 4;
   const NextPanel next = NextPanelOf(g);
+  thread_local std::vector<int32_t> tile_starts;  // [b][r]: one tile's starting integers
+  tile_starts.resize(static_cast<size_t>(g.n_blocks * kN));
   for (int64_t t = 0; t < a.n_tiles; ++t) {
+    if constexpr (kShift >= 0) OffsetStarts<kShift>(a.sum32.data() + t * g.n_blocks * kN, g.n_blocks * kN, tile_starts.data());
     __m512 acc[kN][8];  // lanes b % 8; the first 8 blocks start them (AddTerm)
     for (int64_t b = 0; b < g.n_blocks; ++b) {
       next.Step(t * g.n_blocks + b);
@@ -325,10 +344,8 @@ HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
       const int32_t* sums = a.sum32.data() + (t * g.n_blocks + b) * kN;  // the tile's 8 rows' block sums
       __m512i isum[kN];
       if constexpr (kShift >= 0) {
-        alignas(32) int32_t init[kN];
-        const __m256i s8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(sums));
-        _mm256_store_si256(reinterpret_cast<__m256i*>(init), _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(s8, kShift)));
-        for (int64_t r = 0; r < kN; ++r) isum[r] = _mm512_set1_epi32(init[r]);
+        const int32_t* starts = tile_starts.data() + b * kN;
+        for (int64_t r = 0; r < kN; ++r) isum[r] = _mm512_set1_epi32(starts[r]);
       } else {
         for (int64_t r = 0; r < kN; ++r) isum[r] = _mm512_setzero_si512();
       }
@@ -410,9 +427,9 @@ void GemmPanelImpl(quant::GgmlType type, const PanelArgs& g) {
   }
   switch (type) {
     case GgmlType::kQ4_K:
-    case GgmlType::kQ5_K: PanelTiles<8, 0, true>(g, panel); break;
-    case GgmlType::kQ6_K: PanelTiles<16, 16, false>(g, panel); break;
-    case GgmlType::kIQ4_XS: PanelTiles<8, 32, false>(g, panel); break;
+    case GgmlType::kQ5_K: PanelTiles<8, -1, true>(g, panel); break;
+    case GgmlType::kQ6_K: PanelTiles<16, 5, false>(g, panel); break;
+    case GgmlType::kIQ4_XS: PanelTiles<8, 7, false>(g, panel); break;
     case GgmlType::kQ4_0: PanelTilesSmall<3, false>(g, panel); break;
     case GgmlType::kQ5_0: PanelTilesSmall<4, false>(g, panel); break;
     case GgmlType::kQ4_1:
@@ -460,8 +477,7 @@ void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out, Thre
   const size_t padded = static_cast<size_t>(out.n_tiles * kN);
   out.units.resize(padded * n_units);
   out.scale.resize(padded * nb);
-  out.off16.resize(padded * n16);
-  out.off32.resize(large ? padded * n32 : 0);
+  out.sum16.resize(padded * n16);
   out.sum32.resize(padded * n32);
   // Row `row`'s entries (row >= n_rows: the last tile's padding, zeros).
   auto fill = [&](int64_t row) {
@@ -474,12 +490,8 @@ void PreparePanelActivations(const QuantizedRows& a, PanelActivations& out, Thre
       out.units[(t * n_units + k) * kN + r] = unit;
     }
     for (int64_t k = 0; k < nb; ++k) out.scale[(t * nb + k) * kN + r] = real ? a.scale[row * nb + k] : 0.0f;
-    for (int64_t k = 0; k < n16; ++k) out.off16[(t * n16 + k) * kN + r] = real ? -32 * a.sum16[row * n16 + k] : 0;
-    for (int64_t k = 0; k < n32; ++k) {
-      const int32_t sum = real ? a.sum32[row * n32 + k] : 0;
-      if (large) out.off32[(t * n32 + k) * kN + r] = -128 * sum;
-      out.sum32[(t * n32 + k) * kN + r] = sum;
-    }
+    for (int64_t k = 0; k < n16; ++k) out.sum16[(t * n16 + k) * kN + r] = real ? a.sum16[row * n16 + k] : 0;
+    for (int64_t k = 0; k < n32; ++k) out.sum32[(t * n32 + k) * kN + r] = real ? a.sum32[row * n32 + k] : 0;
   };
   pool.ParallelFor(static_cast<int64_t>(padded), [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) fill(row);

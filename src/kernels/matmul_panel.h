@@ -19,7 +19,10 @@
 //     sub-block's starting value;
 //   q4_K, q5_K: A = sum_s sc_s sum q a, B = sum_s m_s sum32_s;
 //   iq4_xs: isum = sum_s (ls_s - 32) sum v a with the signed codebook value
-//     v stored as v + 128, the -128 sum32_s as the starting value.
+//     v stored as v + 128, the -128 sum32_s as the starting value;
+//   the 32-element formats: one integer per block, starting at the block
+//     sum times -8 (q4_0), -16 (q5_0), -128 (q8_0, iq4_nl's codebook
+//     values + 128) or 0 (q4_1, q5_1, whose mins add (m d_a) sum a).
 #pragma once
 
 #include <cstdint>
@@ -35,8 +38,8 @@ namespace trit::kernels::simd {
 inline constexpr int64_t kPanelTile = 8;
 inline constexpr int64_t kPanelRows = 16;
 
-// A batch's quantized activations (256-element blocks) rearranged once per
-// matmul for the panel kernels, in tiles of kPanelTile rows (the last tile
+// A batch's quantized activations (blocks of 256 or 32) rearranged once
+// per matmul for the panel kernels, in tiles of kPanelTile rows (the last tile
 // padded with zero rows). Index [t][k][r]: tile t, k the unit, sub-block or
 // block, r < kPanelTile.
 struct PanelActivations {
@@ -46,9 +49,8 @@ struct PanelActivations {
   int64_t n_tiles = 0;
   std::vector<int32_t> units;  // [t][n_cols / 4][r]: row r's 4 int8 of elements 4k..4k+3
   std::vector<float> scale;    // [t][n_cols / block][r]: block scale d_a
-  std::vector<int32_t> off16;  // [t][n_cols / 16][r]: -32 sum16 (q6_K's offset; 256-blocks only)
-  std::vector<int32_t> off32;  // [t][n_cols / 32][r]: -128 sum32 (iq4_xs's codebook shift; 256-blocks only)
-  std::vector<int32_t> sum32;  // [t][n_cols / 32][r]: sums per 32 (q4_K/q5_K's mins; the 32-element blocks' sums)
+  std::vector<int32_t> sum16;  // [t][n_cols / 16][r]: sums per 16 (256-element blocks only)
+  std::vector<int32_t> sum32;  // [t][n_cols / 32][r]: sums per 32 (for 32-element blocks, the blocks' sums)
 };
 
 // Fills `out` from `a` (blocks of 256 with sum16, or of 32), the rows split over `pool`.

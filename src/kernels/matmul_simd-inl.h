@@ -581,7 +581,7 @@ HWY_INLINE void QuantsK4Rows8(__m256i q, const uint8_t* qh_unit, int64_t j, __m2
 
 // Row-group blocks stream from memory in decode; the hardware prefetcher
 // alone left q8_0 decode at about 40% of the bus on Zen 5 (Qwen3-0.6B Q8_0,
-// 2 threads: 40 tok/s, 49-60 with this). Reads the lines of the bytes
+// 2 threads, alternating: 30-32 tok/s, 44-47 with this). Reads the lines of the bytes
 // kPrefetchAhead past the `bytes` at p into L1.
 inline constexpr int64_t kPrefetchAhead = 2048;
 HWY_INLINE void PrefetchAhead(const uint8_t* p, int64_t bytes) {
