@@ -432,9 +432,13 @@ Expected<uint64_t> FreeBytes(const std::string& path) {
 Status CheckFreeSpace(const std::string& path, uint64_t needed, uint64_t reserve) {
   Expected<uint64_t> free = FreeBytes(path);
   if (!free.ok()) return free.status();
-  if (*free < needed || *free - needed < reserve) {
+  return FreeSpaceVerdict(path, *free, needed, reserve);
+}
+
+Status FreeSpaceVerdict(const std::string& path, uint64_t free, uint64_t needed, uint64_t reserve) {
+  if (free < needed || free - needed < reserve) {
     return Error(ErrorCode::kIo, "not enough free space in {}: {} bytes needed (+{} kept free), {} available",
-                 DirOf(path), needed, reserve, *free);
+                 DirOf(path), needed, reserve, free);
   }
   return Status::Ok();
 }

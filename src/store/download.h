@@ -47,4 +47,8 @@ Expected<uint64_t> FreeBytes(const std::string& path);
 // `reserve` free; otherwise an error with both figures.
 Status CheckFreeSpace(const std::string& path, uint64_t needed, uint64_t reserve);
 
+// The verdict of CheckFreeSpace for a known `free` figure: apart so that it
+// can be tested without racing whatever else writes to the filesystem.
+Status FreeSpaceVerdict(const std::string& path, uint64_t free, uint64_t needed, uint64_t reserve);
+
 }  // namespace trit::store
