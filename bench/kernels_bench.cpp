@@ -165,9 +165,11 @@ void BM_Attend(benchmark::State& state) {
   for (float& x : q) x = normal(rng);
   AttendOptions options;
   options.scale = 0.125f;
+  std::vector<AttendQuery> queries;
+  for (int64_t h = 0; h < n_q; ++h) queries.push_back({&q[h * head_dim], n_keys, &out[h * head_dim]});
   const Ops& ops = OpsFor(set);
   for (auto _ : state) {
-    ops.attend(view, 0, head_dim, q.data(), n_q, n_keys, options, out.data());
+    ops.attend(view, 0, head_dim, queries, options);
     benchmark::DoNotOptimize(out.data());
   }
   state.counters["keys"] =

@@ -78,9 +78,9 @@ void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
   for (int64_t d = 0; d < head_dim; ++d) out[d] = acc[static_cast<size_t>(d)] * inv;
 }
 
-void AttendHeads(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
-                 const AttendOptions& options, float* out) {
-  for (int64_t h = 0; h < n_q; ++h) AttendHead(kv, kv_head, head_dim, q + h * head_dim, n_keys, options, out + h * head_dim);
+void AttendQueries(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                   const AttendOptions& options) {
+  for (const AttendQuery& query : queries) AttendHead(kv, kv_head, head_dim, query.q, query.n_keys, options, query.out);
 }
 
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 namespace trit::kernels {
 
@@ -44,10 +45,20 @@ struct AttendOptions {
 // max(0, n_keys - window) with a window, else 0. n_keys >= 1.
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                 const AttendOptions& options, float* out);
-// AttendHead for the n_q query heads q (n_q, head_dim) that share KV head
-// kv_head (grouped-query attention), into out (n_q, head_dim).
-void AttendHeads(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
-                 const AttendOptions& options, float* out);
+// One query of AttendQueries: a head's query vector (head_dim floats), the
+// keys it sees (its position + 1) and where its result goes (head_dim floats).
+struct AttendQuery {
+  const float* q = nullptr;
+  int64_t n_keys = 0;
+  float* out = nullptr;
+};
+
+// AttendHead for each query, all against KV head kv_head of one cache: the
+// query heads that share a KV head (grouped-query attention), and in a
+// prompt those of several rows, each with its own key count. Every key row
+// below the largest n_keys must be stored.
+void AttendQueries(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                   const AttendOptions& options);
 // The plain case: every key, score = (q . k) * scale.
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
                 float scale, float* out);

@@ -1,4 +1,4 @@
-// attention.h's AttendHeads with SIMD, compiled per Highway target: the same
+// attention.h's AttendQueries with SIMD, compiled per Highway target: the same
 // chunked online softmax in the same order for each query head, with every
 // float operation the reference does done once, in the same order, lane by
 // lane (the key dot in dot.h's 8 lanes and its tree, the softmax exp by
@@ -13,10 +13,11 @@
 
 namespace trit::kernels {
 
-// The n_q query heads q (n_q, head_dim) sharing KV head kv_head, into out
-// (n_q, head_dim); each key and value row is widened once for up to 8 of
-// them, and every head's bits are those of AttendHead alone.
-void AttendHeadsOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q,
-                          int64_t n_keys, const AttendOptions& options, float* out);
+// attention.h's AttendQueries: each key and value row is widened once for
+// up to 8 queries (passes over consecutive queries; queries of about the
+// same n_keys side by side waste the least), and every query's bits are
+// those of AttendHead alone.
+void AttendQueriesOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                            const AttendOptions& options);
 
 }  // namespace trit::kernels

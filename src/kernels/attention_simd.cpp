@@ -53,12 +53,12 @@ HWY_INLINE float LoadCacheScalar(const void* base, int64_t offset) {
   }
 }
 
-// Dot(q_h, key) in dot.h's order (element k into lane k % 8, then
-// DotReduce) for kH query heads at once (q_h = q + h * head_dim): each key
-// vector is widened once for all of them, and the kH chains run side by
-// side; each head's arithmetic is the same as alone.
+// Dot(q[h], key) in dot.h's order (element k into lane k % 8, then
+// DotReduce) for kH queries at once: each key vector is widened once for all
+// of them, and the kH chains run side by side; each query's arithmetic is
+// the same as alone.
 template <KvType kType, int64_t kH>
-HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* q, int64_t head_dim, float* out) {
+HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* const* q, int64_t head_dim, float* out) {
   const DF df;
   constexpr int64_t kG = kDotLanes / kL;
   VF acc[kH][kG];
@@ -69,13 +69,13 @@ HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* q, int
   for (int64_t k = 0; k < n8; k += kDotLanes) {
     for (int64_t i = 0; i < kG; ++i) {
       const VF key = LoadCache<kType>(k_base, offset + k + i * kL);
-      for (int64_t h = 0; h < kH; ++h) acc[h][i] = FusedMulAddV(hn::LoadU(df, q + h * head_dim + k + i * kL), key, acc[h][i]);
+      for (int64_t h = 0; h < kH; ++h) acc[h][i] = FusedMulAddV(hn::LoadU(df, q[h] + k + i * kL), key, acc[h][i]);
     }
   }
 #if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if constexpr (kH % 4 == 0) {
     if (n8 == head_dim) {
-      // dot.h's tree for 4 heads in registers: hadd forms a0+a1, a2+a3 (one
+      // dot.h's tree for 4 queries in registers: hadd forms a0+a1, a2+a3 (one
       // IEEE add each, as DotReduce's), the second hadd their sums, and the
       // two 128-bit halves add last: ((a0+a1)+(a2+a3))+((a4+a5)+(a6+a7)).
       for (int64_t h = 0; h < kH; h += 4) {
@@ -92,33 +92,60 @@ HWY_INLINE void HeadDots(const void* k_base, int64_t offset, const float* q, int
     HWY_ALIGN float lanes[kDotLanes] = {};
     for (int64_t i = 0; i < kG; ++i) hn::Store(acc[h][i], df, lanes + i * kL);
     for (int64_t j = 0; n8 + j < head_dim; ++j) {
-      lanes[j] = std::fma(q[h * head_dim + n8 + j], LoadCacheScalar<kType>(k_base, offset + n8 + j), lanes[j]);
+      lanes[j] = std::fma(q[h][n8 + j], LoadCacheScalar<kType>(k_base, offset + n8 + j), lanes[j]);
     }
     out[h] = DotReduce(lanes);
   }
 }
 
-// For kH heads, the accumulator vector at d: times the head's correction,
-// then plus probs[h][j] * value row j, j in [j0, n): per element in
-// increasing j, the reference's order. Each value vector is widened once.
-template <KvType kType, int64_t kH>
-HWY_INLINE void HeadValues(const void* v_base, const int64_t* offsets, const float (*probs)[kKeyChunk + kL], int64_t j0,
-                           int64_t n, int64_t d, const float* correction, float* acc, int64_t head_dim) {
+// The keys [j0, n) of one chunk that a query sees; empty (j0 >= n) when the
+// chunk is outside its range, and then the query's state is not touched.
+struct ChunkRange {
+  int64_t j0 = 0;
+  int64_t n = 0;
+  bool Active() const { return j0 < n; }
+};
+
+// For kH queries, the accumulator vector at d: times the query's
+// correction, then plus probs[h][j] * value row j over its range: per
+// element in increasing j, the reference's order. Each value vector is
+// widened once. kUniform: every range is [lo, hi), no test per key.
+template <KvType kType, int64_t kH, bool kUniform>
+HWY_INLINE void HeadValues(const void* v_base, const int64_t* offsets, const float (*probs)[kKeyChunk + kL],
+                           const ChunkRange* range, int64_t lo, int64_t hi, int64_t d, const float* correction,
+                           float* acc, int64_t head_dim) {
   const DF df;
   VF av[kH];
-  for (int64_t h = 0; h < kH; ++h) av[h] = hn::LoadU(df, acc + h * head_dim + d) * hn::Set(df, correction[h]);
-  for (int64_t j = j0; j < n; ++j) {
+  for (int64_t h = 0; h < kH; ++h) {
+    av[h] = hn::LoadU(df, acc + h * head_dim + d);
+    if (kUniform || range[h].Active()) av[h] = av[h] * hn::Set(df, correction[h]);
+  }
+  for (int64_t j = lo; j < hi; ++j) {
     const VF value = LoadCache<kType>(v_base, offsets[j] + d);
-    for (int64_t h = 0; h < kH; ++h) av[h] = av[h] + hn::Set(df, probs[h][j]) * value;
+    for (int64_t h = 0; h < kH; ++h) {
+      if (kUniform || (j >= range[h].j0 && j < range[h].n)) av[h] = av[h] + hn::Set(df, probs[h][j]) * value;
+    }
   }
   for (int64_t h = 0; h < kH; ++h) hn::StoreU(av[h], df, acc + h * head_dim + d);
 }
 
-// kH query heads of one KV head, each exactly as attention.cpp's AttendHead.
+// kH queries of one KV head, each exactly as attention.cpp's AttendHead.
+// Chunks run from the earliest query's first to the latest one's last; a
+// chunk's key dots are formed for every query over the keys any of them
+// sees (a wasted dot is never used), the softmax and values per query over
+// its own keys only.
 template <KvType kType, int64_t kH>
-void AttendPass(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
-                const AttendOptions& options, float* out) {
-  const int64_t first = options.window > 0 ? std::max<int64_t>(0, n_keys - options.window) : 0;
+void AttendPass(const KvView& kv, int64_t kv_head, int64_t head_dim, const AttendQuery* queries,
+                const AttendOptions& options) {
+  const float* q[kH];
+  int64_t first[kH];
+  int64_t c_begin = std::numeric_limits<int64_t>::max(), c_end = 0;
+  for (int64_t h = 0; h < kH; ++h) {
+    q[h] = queries[h].q;
+    first[h] = options.window > 0 ? std::max<int64_t>(0, queries[h].n_keys - options.window) : 0;
+    c_begin = std::min(c_begin, first[h] - first[h] % kKeyChunk);
+    c_end = std::max(c_end, queries[h].n_keys);
+  }
   const int64_t n_vec = head_dim - head_dim % kL;
   thread_local std::vector<float> acc_buffer;
   acc_buffer.assign(static_cast<size_t>(kH * head_dim), 0.0f);  // (kH, head_dim)
@@ -132,16 +159,28 @@ void AttendPass(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
     running_max[h] = -std::numeric_limits<float>::infinity();
     running_sum[h] = 0.0f;
   }
-  for (int64_t c0 = first - first % kKeyChunk; c0 < n_keys; c0 += kKeyChunk) {
-    const int64_t j0 = std::max<int64_t>(0, first - c0);
-    const int64_t n = std::min(kKeyChunk, n_keys - c0);
-    for (int64_t j = j0; j < n; ++j) {
+  for (int64_t c0 = c_begin; c0 < c_end; c0 += kKeyChunk) {
+    ChunkRange range[kH];
+    int64_t lo = kKeyChunk, hi = 0;
+    for (int64_t h = 0; h < kH; ++h) {
+      if (c0 >= first[h] - first[h] % kKeyChunk && c0 < queries[h].n_keys) {
+        range[h] = {std::max<int64_t>(0, first[h] - c0), std::min(kKeyChunk, queries[h].n_keys - c0)};
+        lo = std::min(lo, range[h].j0);
+        hi = std::max(hi, range[h].n);
+      }
+    }
+    if (lo >= hi) continue;  // between the ranges of windowed queries
+    bool uniform = true;
+    for (int64_t h = 0; h < kH; ++h) uniform = uniform && range[h].j0 == lo && range[h].n == hi;
+    for (int64_t j = lo; j < hi; ++j) {
       offsets[j] = (c0 + j) * kv.row_stride + kv_head * head_dim;
       float dots[kH];
       HeadDots<kType, kH>(kv.k, offsets[j], q, head_dim, dots);
       for (int64_t h = 0; h < kH; ++h) scores[h][j] = dots[h];
     }
     for (int64_t h = 0; h < kH; ++h) {
+      if (!range[h].Active()) continue;
+      const int64_t j0 = range[h].j0, n = range[h].n;
       float chunk_max = -std::numeric_limits<float>::infinity();
       for (int64_t j = j0; j < n; ++j) {
         float s = scores[h][j] * options.scale;
@@ -162,53 +201,61 @@ void AttendPass(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
       running_sum[h] = sum;
       running_max[h] = new_max;
     }
-    for (int64_t d = 0; d < n_vec; d += kL) HeadValues<kType, kH>(kv.v, offsets, probs, j0, n, d, correction, acc, head_dim);
+    for (int64_t d = 0; d < n_vec; d += kL) {
+      if (uniform) {
+        HeadValues<kType, kH, true>(kv.v, offsets, probs, range, lo, hi, d, correction, acc, head_dim);
+      } else {
+        HeadValues<kType, kH, false>(kv.v, offsets, probs, range, lo, hi, d, correction, acc, head_dim);
+      }
+    }
     for (int64_t h = 0; h < kH; ++h) {
+      if (!range[h].Active()) continue;
       for (int64_t d = n_vec; d < head_dim; ++d) {
         float& a = acc[h * head_dim + d];
         a *= correction[h];
-        for (int64_t j = j0; j < n; ++j) a += probs[h][j] * LoadCacheScalar<kType>(kv.v, offsets[j] + d);
+        for (int64_t j = range[h].j0; j < range[h].n; ++j) a += probs[h][j] * LoadCacheScalar<kType>(kv.v, offsets[j] + d);
       }
     }
   }
   for (int64_t h = 0; h < kH; ++h) {
     const float inv = 1.0f / running_sum[h];
-    for (int64_t d = 0; d < head_dim; ++d) out[h * head_dim + d] = acc[h * head_dim + d] * inv;
+    for (int64_t d = 0; d < head_dim; ++d) queries[h].out[d] = acc[h * head_dim + d] * inv;
   }
 }
 
-// Passes of 8, 4, 2 or 1 heads (8 keep 8 accumulators plus a key and a
+// Passes of 8, 4, 2 or 1 queries (8 keep 8 accumulators plus a key and a
 // query vector in registers even with AVX2's 16).
 template <KvType kType>
-void AttendHeadsT(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
-                  const AttendOptions& options, float* out) {
+void AttendQueriesT(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                    const AttendOptions& options) {
+  const int64_t n_q = static_cast<int64_t>(queries.size());
   for (int64_t h = 0; h < n_q;) {
     const int64_t left = n_q - h;
-    const float* qh = q + h * head_dim;
-    float* oh = out + h * head_dim;
+    const AttendQuery* qh = queries.data() + h;
     if (left >= 8) {
-      AttendPass<kType, 8>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      AttendPass<kType, 8>(kv, kv_head, head_dim, qh, options);
       h += 8;
     } else if (left >= 4) {
-      AttendPass<kType, 4>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      AttendPass<kType, 4>(kv, kv_head, head_dim, qh, options);
       h += 4;
     } else if (left >= 2) {
-      AttendPass<kType, 2>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      AttendPass<kType, 2>(kv, kv_head, head_dim, qh, options);
       h += 2;
     } else {
-      AttendPass<kType, 1>(kv, kv_head, head_dim, qh, n_keys, options, oh);
+      AttendPass<kType, 1>(kv, kv_head, head_dim, qh, options);
       h += 1;
     }
   }
 }
 
-void AttendHeadsKernel(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q,
-                       int64_t n_keys, const AttendOptions& options, float* out) {
-  TRIT_CHECK(n_keys >= 1 && n_q >= 1 && options.window >= 0 && options.softcap >= 0.0f);
+void AttendQueriesKernel(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                         const AttendOptions& options) {
+  TRIT_CHECK(options.window >= 0 && options.softcap >= 0.0f);
+  for (const AttendQuery& query : queries) TRIT_CHECK(query.n_keys >= 1);
   if (kv.type == KvType::kF32) {
-    AttendHeadsT<KvType::kF32>(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
+    AttendQueriesT<KvType::kF32>(kv, kv_head, head_dim, queries, options);
   } else {
-    AttendHeadsT<KvType::kF16>(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
+    AttendQueriesT<KvType::kF16>(kv, kv_head, head_dim, queries, options);
   }
 }
 
@@ -220,11 +267,11 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace trit::kernels {
 
-HWY_EXPORT(AttendHeadsKernel);
+HWY_EXPORT(AttendQueriesKernel);
 
-void AttendHeadsOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q,
-                          int64_t n_keys, const AttendOptions& options, float* out) {
-  HWY_DYNAMIC_DISPATCH(AttendHeadsKernel)(kv, kv_head, head_dim, q, n_q, n_keys, options, out);
+void AttendQueriesOptimized(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                            const AttendOptions& options) {
+  HWY_DYNAMIC_DISPATCH(AttendQueriesKernel)(kv, kv_head, head_dim, queries, options);
 }
 
 }  // namespace trit::kernels

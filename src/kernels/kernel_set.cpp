@@ -23,8 +23,8 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  static const Ops kReference{&MatMul, &MatMulMany, &AttendHeads, &RmsNorm, &SwiGlu, &GeGlu, &RopeApply};
-  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendHeadsOptimized,
+  static const Ops kReference{&MatMul, &MatMulMany, &AttendQueries, &RmsNorm, &SwiGlu, &GeGlu, &RopeApply};
+  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendQueriesOptimized,
                               &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized, &RopeApplyOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }

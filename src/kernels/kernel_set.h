@@ -27,9 +27,10 @@ struct Ops {
   void (*matmul)(const Matrix& w, const float* x, int64_t m, float* y, ThreadPool& pool) = nullptr;
   // Several matrices of one input (matmul.h's MatMulMany).
   void (*matmul_many)(std::span<const MatMulJob> jobs, const float* x, int64_t m, ThreadPool& pool) = nullptr;
-  // The query heads of one KV head over the KV cache (attention.h's AttendHeads).
-  void (*attend)(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_q, int64_t n_keys,
-                 const AttendOptions& options, float* out) = nullptr;
+  // Queries of one KV head over the KV cache, each with its own key count
+  // (attention.h's AttendQueries).
+  void (*attend)(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
+                 const AttendOptions& options) = nullptr;
   // norm.h's RmsNorm, activation.h's SwiGlu and GeGlu (each row or element alone).
   void (*rms_norm)(const float* x, const float* weight, int64_t n, float eps, float* out) = nullptr;
   void (*swiglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;

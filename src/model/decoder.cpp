@@ -12,6 +12,7 @@
 #include "kernels/repack.h"
 #include "kernels/norm.h"
 #include "kernels/rope.h"
+#include "model/attend_work.h"
 
 namespace trit::model {
 
@@ -208,28 +209,26 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
     kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
   });
 
-  // Every (row, head) is independent: split over them, never over keys.
-  // The heads of one KV head go together (each key and value row is read
-  // once for all of them), cut into `parts` so that there are at least two
-  // work items per thread; a head's bits do not depend on the cut.
+  // Every query (row, head) is independent: split over them, never over
+  // keys (attend_work.h).
   std::vector<float> attn(static_cast<size_t>(n * h.q_dim()));  // (n, n_head * head_dim)
   kernels::AttendOptions attend;
   attend.scale = h.attn_scale;
   attend.softcap = h.attn_softcap;
   attend.window = h.is_swa(il) ? h.n_swa : 0;
-  const int64_t group = h.n_head / h.n_head_kv;
-  int64_t parts = 1;
-  while (parts < group && n * h.n_head_kv * parts < 2 * pool.n_threads()) ++parts;
-  const int64_t per_part = (group + parts - 1) / parts;
-  pool.ParallelFor(n * h.n_head_kv * parts, [&](int64_t begin, int64_t end) {
+  const std::vector<AttendWork> work = PlanAttendWork(batch.seqs, h.n_head, h.n_head_kv, pool.n_threads());
+  pool.ParallelFor(static_cast<int64_t>(work.size()), [&](int64_t begin, int64_t end) {
+    thread_local std::vector<kernels::AttendQuery> queries;
     for (int64_t i = begin; i < end; ++i) {
-      const int64_t r = i / (h.n_head_kv * parts);
-      const int64_t kv_head = i / parts % h.n_head_kv;
-      const int64_t hd = kv_head * group + i % parts * per_part;  // first query head of the part
-      const int64_t n_q = std::min(per_part, (kv_head + 1) * group - hd);
-      if (n_q <= 0) continue;
-      const int64_t at = r * h.q_dim() + hd * h.head_dim;
-      ops_.attend(views[r], kv_head, h.head_dim, &q[at], n_q, batch.positions[r] + 1, attend, &attn[at]);
+      const AttendWork& w = work[static_cast<size_t>(i)];
+      queries.clear();
+      for (int64_t r = w.row_begin; r < w.row_end; ++r) {  // row by row: neighbours have about the same keys
+        for (int64_t hd = w.head_begin; hd < w.head_end; ++hd) {
+          const int64_t at = r * h.q_dim() + hd * h.head_dim;
+          queries.push_back({&q[at], batch.positions[r] + 1, &attn[at]});
+        }
+      }
+      ops_.attend(views[w.row_begin], w.kv_head, h.head_dim, queries, attend);
     }
   });
   NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data(), pool);

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <span>
 #include <random>
 #include <vector>
 
@@ -40,7 +42,7 @@ struct RandomCache {
   }
 };
 
-TEST(AttendHeadsOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
+TEST(AttendQueriesOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
@@ -63,7 +65,8 @@ TEST(AttendHeadsOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
           AttendHead(view, 2, head_dim, q.data(), n_keys, o, ref.data());
           for (int64_t target : RunnableTargets()) {
             TargetPin pin(target);
-            AttendHeadsOptimized(view, 2, head_dim, q.data(), 1, n_keys, o, got.data());
+            const AttendQuery query{q.data(), n_keys, got.data()};
+            AttendQueriesOptimized(view, 2, head_dim, std::span(&query, 1), o);
             EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
           }
         }
@@ -74,7 +77,7 @@ TEST(AttendHeadsOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
 
 // Query heads of one KV head together (passes of 8, 4, 2, 1): each head
 // gets the bits AttendHead gives it alone, on every target.
-TEST(AttendHeadsOptimized, EachHeadHasItsBitsAlone) {
+TEST(AttendQueriesOptimized, EachHeadHasItsBitsAlone) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
   std::mt19937_64 rng(seed);
@@ -98,7 +101,57 @@ TEST(AttendHeadsOptimized, EachHeadHasItsBitsAlone) {
           }
           for (int64_t target : RunnableTargets()) {
             TargetPin pin(target);
-            AttendHeadsOptimized(view, 1, head_dim, q.data(), n_q, n_keys, o, got.data());
+            std::vector<AttendQuery> queries;
+            for (int64_t h = 0; h < n_q; ++h) queries.push_back({&q[h * head_dim], n_keys, &got[h * head_dim]});
+            AttendQueriesOptimized(view, 1, head_dim, queries, o);
+            EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
+          }
+        }
+      }
+    }
+  }
+}
+
+// A prompt's queries: rows at consecutive positions, several heads each,
+// so that one pass holds queries with different key counts (their last
+// chunks differ; with a window, their first too). Each query gets the bits
+// AttendHead gives it alone, on every target.
+TEST(AttendQueriesOptimized, QueriesOfDifferentLengthsHaveTheirBitsAlone) {
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (KvType type : {KvType::kF16, KvType::kF32}) {
+    for (int64_t head_dim : {64, 12}) {
+      const RandomCache cache(type, 2, head_dim, 140, rng);
+      for (int64_t heads : {1, 2, 4}) {
+        for (int variant = 0; variant < 3; ++variant) {
+          AttendOptions o;
+          o.scale = 0.125f;
+          if (variant == 1) o.softcap = 5.0f;
+          if (variant == 2) o.window = 37;
+          // Rows at positions 0..139 in an order with jumps (a pass may
+          // hold queries whose windows do not meet: 3 and 139).
+          std::vector<int64_t> n_keys;
+          for (int64_t p = 1; p <= 140; ++p) n_keys.push_back(p);
+          std::swap(n_keys[3], n_keys[139]);
+          std::vector<float> q(n_keys.size() * heads * head_dim);
+          for (float& x : q) x = normal(rng);
+          std::vector<float> ref(q.size()), got(q.size(), -1.0f);
+          std::vector<AttendQuery> queries;
+          for (size_t r = 0; r < n_keys.size(); ++r) {
+            for (int64_t h = 0; h < heads; ++h) {
+              const size_t at = (r * heads + h) * head_dim;
+              AttendHead(cache.view, 1, head_dim, &q[at], n_keys[r], o, &ref[at]);
+              queries.push_back({&q[at], n_keys[r], &got[at]});
+            }
+          }
+          SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim
+                                          << " heads " << heads << " variant " << variant);
+          for (int64_t target : RunnableTargets()) {
+            TargetPin pin(target);
+            std::fill(got.begin(), got.end(), -1.0f);
+            AttendQueriesOptimized(cache.view, 1, head_dim, queries, o);
             EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
           }
         }
