@@ -146,6 +146,22 @@ HWY_INLINE void DecodeIQ4_XS(const uint8_t* p, const DecodedHalf& out) {
   }
 }
 
+// TQ2_0, one group's block (repack.h: d, then qs by 4-byte units): at
+// shift 2l, unit u holds trit + 1 of elements 128 (u / 8) + 32 l + 4 (u %
+// 8).. (DotTQ2_0Rows8), i.e. unit 32 (u / 8) + 8 l + u % 8. No sub-block
+// scales: the panel sums its 8 sub-blocks of 32 unscaled.
+HWY_INLINE void DecodeTQ2_0(const uint8_t* p, const DecodedHalf& out) {
+  out.D(kDOff, p);
+  const __m256i three = _mm256_set1_epi8(3);
+  for (int u = 0; u < 16; ++u) {
+    const __m256i q = Load256(p + 16 + 32 * u);
+    for (int l = 0; l < 4; ++l) {
+      // 16-bit shifts: the bits that cross into a byte are masked off.
+      out.Quants(32 * (u / 8) + 8 * l + u % 8, _mm256_and_si256(_mm256_srli_epi16(q, 2 * l), three));
+    }
+  }
+}
+
 // The 32-element formats, one group's block (repack.h): d (and m), then
 // the 8 units of quants (unit s: elements 4s..4s+3), unsigned; kFlip: signed
 // values stored + 128 (q8_0, iq4_nl's codebook values).
@@ -252,9 +268,10 @@ HWY_INLINE void OffsetStarts(const int32_t* sums, int64_t n, int32_t* out) {
 // Every tile of activation rows over a decoded panel. kSubs sub-blocks a
 // block (of 256 / kSubs elements: the activation sums per 16 or per 32),
 // each starting from -(its activation sum << kShift) (kShift < 0: zero) and
-// times its scale; kMins: q4_K's second integer B = sum_s m_s sum32_s and
+// times its scale (!kScaled: added as it is, tq2_0's sum (t + 1) a - sum a
+// by sub-blocks); kMins: q4_K's second integer B = sum_s m_s sum32_s and
 // float term.
-template <int kSubs, int kShift, bool kMins>
+template <int kSubs, int kShift, bool kMins, bool kScaled = true>
 HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
   constexpr int64_t kN = kPanelTile;
   constexpr int64_t kUnitsPerSub = kUnits / kSubs;
@@ -288,8 +305,12 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
           const __m512i w = _mm512_load_si512(block + u * 64);
           for (int64_t r = 0; r < kN; ++r) DotStep(sub[r], w, units + u * kN + r);
         }
-        const __m512i scale = _mm512_load_si512(block + kScaleOff + s * 64);
-        for (int64_t r = 0; r < kN; ++r) total[r] = _mm512_add_epi32(total[r], _mm512_mullo_epi32(sub[r], scale));
+        if constexpr (kScaled) {
+          const __m512i scale = _mm512_load_si512(block + kScaleOff + s * 64);
+          for (int64_t r = 0; r < kN; ++r) total[r] = _mm512_add_epi32(total[r], _mm512_mullo_epi32(sub[r], scale));
+        } else {
+          for (int64_t r = 0; r < kN; ++r) total[r] = _mm512_add_epi32(total[r], sub[r]);
+        }
       }
       const __m512 d = _mm512_load_ps(reinterpret_cast<const float*>(block + kDOff));
       const float* da_of = a.scale.data() + (t * g.n_blocks + b) * kN;
@@ -378,7 +399,8 @@ HWY_INLINE int PanelKind(quant::GgmlType type) {
     case GgmlType::kQ4_K:
     case GgmlType::kQ5_K:
     case GgmlType::kQ6_K:
-    case GgmlType::kIQ4_XS: return 256;
+    case GgmlType::kIQ4_XS:
+    case GgmlType::kTQ2_0: return 256;
     case GgmlType::kQ4_0:
     case GgmlType::kQ4_1:
     case GgmlType::kQ5_0:
@@ -399,6 +421,7 @@ HWY_INLINE void DecodeBlock(quant::GgmlType type, const uint8_t* p, const Decode
     case GgmlType::kQ5_K: DecodeQ4_K<true>(p, out); break;
     case GgmlType::kQ6_K: DecodeQ6_K(p, out); break;
     case GgmlType::kIQ4_XS: DecodeIQ4_XS(p, out); break;
+    case GgmlType::kTQ2_0: DecodeTQ2_0(p, out); break;
     // Part offsets in bytes per row (repack.h): d 0, then m, qh, qs.
     case GgmlType::kQ4_0: DecodeNibbles<-1, -1, 2>(p, out); break;
     case GgmlType::kQ4_1: DecodeNibbles<2, -1, 4>(p, out); break;
@@ -430,6 +453,7 @@ void GemmPanelImpl(quant::GgmlType type, const PanelArgs& g) {
     case GgmlType::kQ5_K: PanelTiles<8, -1, true>(g, panel); break;
     case GgmlType::kQ6_K: PanelTiles<16, 5, false>(g, panel); break;
     case GgmlType::kIQ4_XS: PanelTiles<8, 7, false>(g, panel); break;
+    case GgmlType::kTQ2_0: PanelTiles<8, 0, false, false>(g, panel); break;
     case GgmlType::kQ4_0: PanelTilesSmall<3, false>(g, panel); break;
     case GgmlType::kQ5_0: PanelTilesSmall<4, false>(g, panel); break;
     case GgmlType::kQ4_1:

@@ -20,6 +20,8 @@
 //   q4_K, q5_K: A = sum_s sc_s sum q a, B = sum_s m_s sum32_s;
 //   iq4_xs: isum = sum_s (ls_s - 32) sum v a with the signed codebook value
 //     v stored as v + 128, the -128 sum32_s as the starting value;
+//   tq2_0: isum = sum (t + 1) a - sum a, by sub-blocks of 32 starting at
+//     -sum32_s, unscaled;
 //   the 32-element formats: one integer per block, starting at the block
 //     sum times -8 (q4_0), -16 (q5_0), -128 (q8_0, iq4_nl's codebook
 //     values + 128) or 0 (q4_1, q5_1, whose mins add (m d_a) sum a).
