@@ -167,14 +167,14 @@ void NormRows(const kernels::Ops& ops, const float* weight, int64_t n_rows, int6
 }  // namespace
 
 void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<const kernels::KvView> views,
-                             ThreadPool& pool, std::vector<float>& x) const {
+                             ThreadPool& pool, Scratch& s, std::vector<float>& x) const {
   const HParams& h = hparams_;
   const LayerWeights& l = weights_.layers[static_cast<size_t>(il)];
   const int64_t n = static_cast<int64_t>(batch.tokens.size());
-  std::vector<float> hn(static_cast<size_t>(n * h.n_embd));   // (n, n_embd)
-  std::vector<float> q(static_cast<size_t>(n * h.q_dim()));   // (n, n_head * head_dim)
-  std::vector<float> k(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
-  std::vector<float> v(static_cast<size_t>(n * h.kv_dim()));  // (n, n_head_kv * head_dim)
+  std::vector<float>& hn = s.hn;
+  std::vector<float>& q = s.q;
+  std::vector<float>& k = s.k;
+  std::vector<float>& v = s.v;
   EachRow(pool, n, [&](int64_t r) { ops_.rms_norm(&x[r * h.n_embd], l.attn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]); });
   const kernels::MatMulJob qkv[] = {{&l.wq, q.data()}, {&l.wk, k.data()}, {&l.wv, v.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(qkv), hn.data(), n, pool);
@@ -211,7 +211,7 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
 
   // Every query (row, head) is independent: split over them, never over
   // keys (attend_work.h).
-  std::vector<float> attn(static_cast<size_t>(n * h.q_dim()));  // (n, n_head * head_dim)
+  std::vector<float>& attn = s.attn;
   kernels::AttendOptions attend;
   attend.scale = h.attn_scale;
   attend.softcap = h.attn_softcap;
@@ -232,19 +232,19 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
     }
   });
   NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data(), pool);
-  std::vector<float> out(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
+  std::vector<float>& out = s.hn;  // the normed input is used up
   ops_.matmul(l.wo, attn.data(), n, out.data(), pool);
   ApplyScale(l.wo_scale, n * h.n_embd, out.data());
   NormRows(ops_, l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data(), pool);
   kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
 }
 
-void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, std::vector<float>& x) const {
+void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, Scratch& s, std::vector<float>& x) const {
   const HParams& h = hparams_;
   const LayerWeights& l = weights_.layers[static_cast<size_t>(il)];
-  std::vector<float> hn(static_cast<size_t>(n * h.n_embd));  // (n, n_embd)
-  std::vector<float> gate(static_cast<size_t>(n * h.n_ff));  // (n, n_ff)
-  std::vector<float> up(static_cast<size_t>(n * h.n_ff));    // (n, n_ff)
+  std::vector<float>& hn = s.hn;
+  std::vector<float>& gate = s.gate;
+  std::vector<float>& up = s.up;
   EachRow(pool, n, [&](int64_t r) { ops_.rms_norm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]); });
   const kernels::MatMulJob gate_up[] = {{&l.gate, gate.data()}, {&l.up, up.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(gate_up), hn.data(), n, pool);
@@ -275,10 +275,18 @@ void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool
     if (h.embd_scale != 1.0f) kernels::Scale(&x[r * h.n_embd], h.n_embd, h.embd_scale);
   }
   std::vector<kernels::KvView> views(static_cast<size_t>(n));  // (n) this layer's cache of each row's sequence
+  const auto rows = [n](int64_t width) { return static_cast<size_t>(n * width); };
+  Scratch s{.hn = std::vector<float>(rows(h.n_embd)),
+            .q = std::vector<float>(rows(h.q_dim())),
+            .k = std::vector<float>(rows(h.kv_dim())),
+            .v = std::vector<float>(rows(h.kv_dim())),
+            .attn = std::vector<float>(rows(h.q_dim())),
+            .gate = std::vector<float>(rows(h.n_ff)),
+            .up = std::vector<float>(rows(h.n_ff))};
   for (int64_t il = 0; il < h.n_layer; ++il) {
     for (int64_t r = 0; r < n; ++r) views[r] = kv.View(batch.seqs[r], il);
-    Attention(batch, il, views, pool, x);
-    FeedForward(il, n, pool, x);
+    Attention(batch, il, views, pool, s, x);
+    FeedForward(il, n, pool, s, x);
   }
   const int64_t n_out = static_cast<int64_t>(batch.logit_rows.size());
   std::vector<float> hn(static_cast<size_t>(n_out * h.n_embd));  // (n_out, n_embd)

@@ -110,11 +110,25 @@ class DecoderModel final : public Model {
   void Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool& pool, float* logits) const override;
 
  private:
+  // One pass's intermediate rows, allocated once per Forward and reused by
+  // every layer: a prompt's buffers are megabytes, and allocated per layer
+  // glibc maps and unmaps them each time (its trim threshold), so every
+  // layer paid fresh page faults and zeroing (a third of Qwen3-0.6B's
+  // pp128). Every element is written before it is read.
+  struct Scratch {
+    std::vector<float> hn;    // (n, n_embd) normed input, then the block's output
+    std::vector<float> q;     // (n, n_head * head_dim)
+    std::vector<float> k;     // (n, n_head_kv * head_dim)
+    std::vector<float> v;     // (n, n_head_kv * head_dim)
+    std::vector<float> attn;  // (n, n_head * head_dim)
+    std::vector<float> gate;  // (n, n_ff)
+    std::vector<float> up;    // (n, n_ff)
+  };
   // x (n_rows, n_embd) += attention block of layer `il`.
   void Attention(const ForwardBatch& batch, int64_t il, std::span<const kernels::KvView> views, ThreadPool& pool,
-                 std::vector<float>& x) const;
+                 Scratch& s, std::vector<float>& x) const;
   // x (n_rows, n_embd) += feed-forward block of layer `il`.
-  void FeedForward(int64_t il, int64_t n_rows, ThreadPool& pool, std::vector<float>& x) const;
+  void FeedForward(int64_t il, int64_t n_rows, ThreadPool& pool, Scratch& s, std::vector<float>& x) const;
 
   gguf::File file_;  // owns the mapping the weights point into
   HParams hparams_;
