@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <span>
 #include <random>
 #include <vector>
 
@@ -42,6 +41,26 @@ struct RandomCache {
   }
 };
 
+// Each query (q at its `at` offset into q, with its key count) through
+// AttendQueriesOptimized in one call on every target: every output gets the
+// bits AttendHead gives that query alone.
+void ExpectEachQueryAlone(const KvView& view, int64_t kv_head, int64_t head_dim, const std::vector<float>& q,
+                          const std::vector<int64_t>& n_keys, const AttendOptions& o) {
+  std::vector<float> ref(q.size()), got(q.size());
+  std::vector<AttendQuery> queries;
+  for (size_t i = 0; i < n_keys.size(); ++i) {
+    const size_t at = i * static_cast<size_t>(head_dim);
+    AttendHead(view, kv_head, head_dim, &q[at], n_keys[i], o, &ref[at]);
+    queries.push_back({&q[at], n_keys[i], &got[at]});
+  }
+  for (int64_t target : RunnableTargets()) {
+    TargetPin pin(target);
+    std::fill(got.begin(), got.end(), -1.0f);
+    AttendQueriesOptimized(view, kv_head, head_dim, queries, o);
+    EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
+  }
+}
+
 TEST(AttendQueriesOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
   const uint64_t seed = FreshSeed();
   SCOPED_TRACE(testing::Message() << "seed " << seed);
@@ -61,14 +80,7 @@ TEST(AttendQueriesOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
           if (variant == 2) o.window = 40;
           SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim
                                           << " n_keys " << n_keys << " variant " << variant);
-          std::vector<float> ref(static_cast<size_t>(head_dim)), got(ref.size());
-          AttendHead(view, 2, head_dim, q.data(), n_keys, o, ref.data());
-          for (int64_t target : RunnableTargets()) {
-            TargetPin pin(target);
-            const AttendQuery query{q.data(), n_keys, got.data()};
-            AttendQueriesOptimized(view, 2, head_dim, std::span(&query, 1), o);
-            EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
-          }
+          ExpectEachQueryAlone(view, 2, head_dim, q, {n_keys}, o);
         }
       }
     }
@@ -95,17 +107,7 @@ TEST(AttendQueriesOptimized, EachHeadHasItsBitsAlone) {
           o.window = n_keys == 70 ? 50 : 0;
           SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim << " n_q "
                                           << n_q << " n_keys " << n_keys);
-          std::vector<float> ref(q.size()), got(q.size());
-          for (int64_t h = 0; h < n_q; ++h) {
-            AttendHead(view, 1, head_dim, q.data() + h * head_dim, n_keys, o, ref.data() + h * head_dim);
-          }
-          for (int64_t target : RunnableTargets()) {
-            TargetPin pin(target);
-            std::vector<AttendQuery> queries;
-            for (int64_t h = 0; h < n_q; ++h) queries.push_back({&q[h * head_dim], n_keys, &got[h * head_dim]});
-            AttendQueriesOptimized(view, 1, head_dim, queries, o);
-            EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
-          }
+          ExpectEachQueryAlone(view, 1, head_dim, q, std::vector<int64_t>(static_cast<size_t>(n_q), n_keys), o);
         }
       }
     }
@@ -132,28 +134,16 @@ TEST(AttendQueriesOptimized, QueriesOfDifferentLengthsHaveTheirBitsAlone) {
           if (variant == 2) o.window = 37;
           // Rows at positions 0..139 in an order with jumps (a pass may
           // hold queries whose windows do not meet: 3 and 139).
-          std::vector<int64_t> n_keys;
-          for (int64_t p = 1; p <= 140; ++p) n_keys.push_back(p);
-          std::swap(n_keys[3], n_keys[139]);
-          std::vector<float> q(n_keys.size() * heads * head_dim);
+          std::vector<int64_t> row_keys;
+          for (int64_t p = 1; p <= 140; ++p) row_keys.push_back(p);
+          std::swap(row_keys[3], row_keys[139]);
+          std::vector<int64_t> n_keys;  // per query: each row's heads in turn
+          for (int64_t keys : row_keys) n_keys.insert(n_keys.end(), static_cast<size_t>(heads), keys);
+          std::vector<float> q(n_keys.size() * static_cast<size_t>(head_dim));
           for (float& x : q) x = normal(rng);
-          std::vector<float> ref(q.size()), got(q.size(), -1.0f);
-          std::vector<AttendQuery> queries;
-          for (size_t r = 0; r < n_keys.size(); ++r) {
-            for (int64_t h = 0; h < heads; ++h) {
-              const size_t at = (r * heads + h) * head_dim;
-              AttendHead(cache.view, 1, head_dim, &q[at], n_keys[r], o, &ref[at]);
-              queries.push_back({&q[at], n_keys[r], &got[at]});
-            }
-          }
           SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim
                                           << " heads " << heads << " variant " << variant);
-          for (int64_t target : RunnableTargets()) {
-            TargetPin pin(target);
-            std::fill(got.begin(), got.end(), -1.0f);
-            AttendQueriesOptimized(cache.view, 1, head_dim, queries, o);
-            EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
-          }
+          ExpectEachQueryAlone(cache.view, 1, head_dim, q, n_keys, o);
         }
       }
     }
