@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "kernels/attention.h"
@@ -41,11 +42,13 @@ struct RandomCache {
   }
 };
 
-// Each query (q at its `at` offset into q, with its key count) through
-// AttendQueriesOptimized in one call on every target: every output gets the
-// bits AttendHead gives that query alone.
-void ExpectEachQueryAlone(const KvView& view, int64_t kv_head, int64_t head_dim, const std::vector<float>& q,
-                          const std::vector<int64_t>& n_keys, const AttendOptions& o) {
+// Query i is q[i * head_dim, (i + 1) * head_dim) over its n_keys[i] keys.
+// All of them go through AttendQueriesOptimized in one call on every
+// target; success when every output has the bits AttendHead gives that
+// query alone, else the targets that differ.
+testing::AssertionResult EachQueryHasItsBitsAlone(const KvView& view, int64_t kv_head, int64_t head_dim,
+                                                  const std::vector<float>& q, const std::vector<int64_t>& n_keys,
+                                                  const AttendOptions& o) {
   std::vector<float> ref(q.size()), got(q.size());
   std::vector<AttendQuery> queries;
   for (size_t i = 0; i < n_keys.size(); ++i) {
@@ -53,12 +56,15 @@ void ExpectEachQueryAlone(const KvView& view, int64_t kv_head, int64_t head_dim,
     AttendHead(view, kv_head, head_dim, &q[at], n_keys[i], o, &ref[at]);
     queries.push_back({&q[at], n_keys[i], &got[at]});
   }
+  std::string differ;
   for (int64_t target : RunnableTargets()) {
     TargetPin pin(target);
     std::fill(got.begin(), got.end(), -1.0f);
     AttendQueriesOptimized(view, kv_head, head_dim, queries, o);
-    EXPECT_EQ(std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)), 0) << TargetName(target);
+    if (std::memcmp(got.data(), ref.data(), ref.size() * sizeof(float)) != 0) differ.append(" ").append(TargetName(target));
   }
+  if (differ.empty()) return testing::AssertionSuccess();
+  return testing::AssertionFailure() << "bits differ from AttendHead's on" << differ;
 }
 
 TEST(AttendQueriesOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
@@ -80,7 +86,7 @@ TEST(AttendQueriesOptimized, OneHeadSameBitsAsTheReferenceOnEveryTarget) {
           if (variant == 2) o.window = 40;
           SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim
                                           << " n_keys " << n_keys << " variant " << variant);
-          ExpectEachQueryAlone(view, 2, head_dim, q, {n_keys}, o);
+          EXPECT_TRUE(EachQueryHasItsBitsAlone(view, 2, head_dim, q, {n_keys}, o));
         }
       }
     }
@@ -107,7 +113,8 @@ TEST(AttendQueriesOptimized, EachHeadHasItsBitsAlone) {
           o.window = n_keys == 70 ? 50 : 0;
           SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim << " n_q "
                                           << n_q << " n_keys " << n_keys);
-          ExpectEachQueryAlone(view, 1, head_dim, q, std::vector<int64_t>(static_cast<size_t>(n_q), n_keys), o);
+          EXPECT_TRUE(
+              EachQueryHasItsBitsAlone(view, 1, head_dim, q, std::vector<int64_t>(static_cast<size_t>(n_q), n_keys), o));
         }
       }
     }
@@ -143,7 +150,7 @@ TEST(AttendQueriesOptimized, QueriesOfDifferentLengthsHaveTheirBitsAlone) {
           for (float& x : q) x = normal(rng);
           SCOPED_TRACE(testing::Message() << "type " << static_cast<int>(type) << " head_dim " << head_dim
                                           << " heads " << heads << " variant " << variant);
-          ExpectEachQueryAlone(cache.view, 1, head_dim, q, n_keys, o);
+          EXPECT_TRUE(EachQueryHasItsBitsAlone(cache.view, 1, head_dim, q, n_keys, o));
         }
       }
     }
