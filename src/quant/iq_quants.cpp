@@ -39,41 +39,41 @@ void AssignIndices(const float* x, int n, float s, uint8_t* q) {
   for (int j = 0; j < n; ++j) q[j] = IndexOf(x[j], s);
 }
 
-// The x^2-weighted least-squares fit of one group x[0..n) onto the indices
-// that scale s picks (each the nearest codebook value to x / s): the sums
-// sum w x v_q and sum w v_q^2, w = x^2, accumulated in increasing j. The fit's
-// scale is sum_xv / sum_vv and it removes sum_xv^2 / sum_vv of the weighted
+// The weighted least-squares fit of one group x[0..n) onto the indices that
+// scale s picks (each the nearest codebook value to x / s): the sums
+// sum w x v_q and sum w v_q^2, accumulated in increasing j. The fit's scale
+// is sum_xv / sum_vv and it removes sum_xv^2 / sum_vv of the weighted
 // squared error, so the larger that gain, the better the candidate.
-// Weighting by x^2 favours the large weights, whose error moves a model's
-// outputs most: measured on Gemma 3 270M (docs/QUALITY.md), an unweighted
-// search left iq4_nl files 4% further from F16 in KL divergence than
-// llama-quantize's, and a wider candidate set (every codebook value as the
-// target of the largest element) 10% further, although its weighted
-// squared error was lower.
+// Without an importance matrix w = x^2, which favours the large weights,
+// whose error moves a model's outputs most: measured on Gemma 3 270M
+// (docs/QUALITY.md), an unweighted search left iq4_nl files 4% further from
+// F16 in KL divergence than llama-quantize's, and a wider candidate set
+// (every codebook value as the target of the largest element) 10% further,
+// although its weighted squared error was lower. With one, w is
+// importance * sqrt(sigma2 + x^2), as ggml weighs it (ImportanceWeights).
 struct Fit {
   float sum_xv = 0.0f, sum_vv = 0.0f;
   float Gain() const { return sum_vv > 0.0f ? sum_xv * sum_xv / sum_vv : 0.0f; }
   float Scale() const { return sum_vv > 0.0f ? sum_xv / sum_vv : 0.0f; }
 };
-Fit FitIndices(const float* x, int n, float s) {
+Fit FitIndices(const float* x, const float* w, int n, float s) {
   Fit f;
   for (int j = 0; j < n; ++j) {
-    const float w = x[j] * x[j];
     const float value = kIQ4NLValues[IndexOf(x[j], s)];
-    f.sum_xv += w * x[j] * value;
-    f.sum_vv += w * value * value;
+    f.sum_xv += w[j] * x[j] * value;
+    f.sum_vv += w[j] * value * value;
   }
   return f;
 }
 
-// The float scale of one group of n values: the weighted least-squares fit
-// (above) of the best of 16 candidate index sets, those picked by the
-// scales that map the element of largest magnitude (signed) onto +127 (past
-// the codebook's top, 113) and onto -127 + k for k = -7..7 (around its
-// lowest value, where its widest step is). Candidates are tried in that
-// order and only a strictly larger gain replaces the best, so the result
-// depends on x alone. 0 for an all-zero group.
-float SearchScale(const float* x, int n) {
+// The float scale of one group of n values with weights w: the weighted
+// least-squares fit (above) of the best of 16 candidate index sets, those
+// picked by the scales that map the element of largest magnitude (signed)
+// onto +127 (past the codebook's top, 113) and onto -127 + k for k = -7..7
+// (around its lowest value, where its widest step is). Candidates are tried
+// in that order and only a strictly larger gain replaces the best, so the
+// result depends on x and w alone. 0 for an all-zero group.
+float SearchScale(const float* x, const float* w, int n) {
   float amax = 0.0f, max = 0.0f;
   for (int j = 0; j < n; ++j) {
     if (std::fabs(x[j]) > amax) {
@@ -82,13 +82,29 @@ float SearchScale(const float* x, int n) {
     }
   }
   if (amax == 0.0f) return 0.0f;
-  Fit best = FitIndices(x, n, max / 127.0f);
+  Fit best = FitIndices(x, w, n, max / 127.0f);
   for (int k = -7; k <= 7; ++k) {
-    const Fit f = FitIndices(x, n, max / static_cast<float>(kIQ4NLValues[0] + k));
+    const Fit f = FitIndices(x, w, n, max / static_cast<float>(kIQ4NLValues[0] + k));
     if (f.sum_vv > 0.0f && f.Gain() > best.Gain()) best = f;
   }
   const float s = best.Scale();
   return std::isfinite(s) ? s : 0.0f;
+}
+
+// The weights of one group x[0..n): x^2 without importance; with it
+// importance[j] * sqrt(sigma2 + x_j^2), sigma2 (BlockSigma2) twice the mean
+// square of the block the group lies in: the 32 values of an IQ4_NL block,
+// the 256 of an IQ4_XS super-block (ggml's weighting with an importance
+// matrix, quantize_row_iq4_nl_impl).
+void GroupWeights(const float* x, int n, const float* importance, float sigma2, float* w) {
+  for (int j = 0; j < n; ++j) {
+    w[j] = importance != nullptr ? importance[j] * std::sqrt(sigma2 + x[j] * x[j]) : x[j] * x[j];
+  }
+}
+float BlockSigma2(const float* block, int block_n) {
+  float sum_x2 = 0.0f;
+  for (int j = 0; j < block_n; ++j) sum_x2 += block[j] * block[j];
+  return sum_x2 * 2.0f / static_cast<float>(block_n);
 }
 
 // Packs 32 indices as GGML does: q[j] in the low nibble of qs[j], q[j + 16] in the high.
@@ -134,13 +150,18 @@ void DequantizeRowIQ4_XS(const void* src, float* dst, int64_t n) {
 
 // --- Quantization: trit's scale search (docs/QUANT_FORMATS.md) ---
 
-void QuantizeRowIQ4_NL(const float* src, void* dst, int64_t n) {
+namespace {
+
+void QuantizeIQ4_NL(const float* src, void* dst, int64_t n, const float* importance) {
   const int64_t nb = BlockCount(n, kQK4_NL);
   auto* blocks = static_cast<BlockIQ4_NL*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQK4_NL;
     BlockIQ4_NL& b = blocks[i];
-    StoreF16(b.d, SearchScale(x, kQK4_NL));
+    float w[kQK4_NL];
+    const float* qw = importance != nullptr ? importance + i * kQK4_NL : nullptr;
+    GroupWeights(x, kQK4_NL, qw, qw != nullptr ? BlockSigma2(x, kQK4_NL) : 0.0f, w);
+    StoreF16(b.d, SearchScale(x, w, kQK4_NL));
     // The indices are chosen against the stored (fp16) scale.
     uint8_t q[kQK4_NL];
     AssignIndices(x, kQK4_NL, LoadF16(b.d), q);
@@ -148,7 +169,7 @@ void QuantizeRowIQ4_NL(const float* src, void* dst, int64_t n) {
   }
 }
 
-void QuantizeRowIQ4_XS(const float* src, void* dst, int64_t n) {
+void QuantizeIQ4_XS(const float* src, void* dst, int64_t n, const float* importance) {
   constexpr int kSubBlocks = kQK_K / kSubBlock;
   const int64_t nb = BlockCount(n, kQK_K);
   auto* blocks = static_cast<BlockIQ4_XS*>(dst);
@@ -159,8 +180,12 @@ void QuantizeRowIQ4_XS(const float* src, void* dst, int64_t n) {
     // the 6-bit level -32 (the levels run -32..31), so d = s_max / -32.
     float scales[kSubBlocks];
     float s_max = 0.0f;
+    const float* qw = importance != nullptr ? importance + i * kQK_K : nullptr;
+    const float sigma2 = qw != nullptr ? BlockSigma2(x, kQK_K) : 0.0f;
     for (int ib = 0; ib < kSubBlocks; ++ib) {
-      scales[ib] = SearchScale(x + kSubBlock * ib, kSubBlock);
+      float w[kSubBlock];
+      GroupWeights(x + kSubBlock * ib, kSubBlock, qw != nullptr ? qw + kSubBlock * ib : nullptr, sigma2, w);
+      scales[ib] = SearchScale(x + kSubBlock * ib, w, kSubBlock);
       if (std::fabs(scales[ib]) > std::fabs(s_max)) s_max = scales[ib];
     }
     StoreF16(b.d, s_max / -32.0f);
@@ -184,6 +209,18 @@ void QuantizeRowIQ4_XS(const float* src, void* dst, int64_t n) {
     }
     StoreU16(b.scales_h, scales_h);
   }
+}
+
+}  // namespace
+
+void QuantizeRowIQ4_NL(const float* src, void* dst, int64_t n) { QuantizeIQ4_NL(src, dst, n, nullptr); }
+void QuantizeRowIQ4_XS(const float* src, void* dst, int64_t n) { QuantizeIQ4_XS(src, dst, n, nullptr); }
+
+void QuantizeRowWeightedIQ4_NL(const float* src, void* dst, int64_t n, const float* importance) {
+  QuantizeIQ4_NL(src, dst, n, importance);
+}
+void QuantizeRowWeightedIQ4_XS(const float* src, void* dst, int64_t n, const float* importance) {
+  QuantizeIQ4_XS(src, dst, n, importance);
 }
 
 }  // namespace trit::quant

@@ -4,10 +4,11 @@
 //
 // Dequantizers compute the same float expressions as ggml's
 // dequantize_row_iq4_nl / dequantize_row_iq4_xs, so files from llama-quantize
-// are read bit for bit. The quantizers are trit's own (a plain squared-error
-// scale search, docs/QUANT_FORMATS.md), not ggml's: their blocks are valid
-// IQ4 blocks any GGML reader decodes, but their bytes differ from
-// llama-quantize's. `n` must be a multiple of 32 (IQ4_NL) / 256 (IQ4_XS)
+// are read bit for bit. The quantizers are trit's own (a weighted
+// least-squares scale search, docs/QUANT_FORMATS.md), not ggml's: their
+// blocks are valid IQ4 blocks any GGML reader decodes, but their bytes
+// differ from llama-quantize's. With importance weights they weigh the error
+// as ggml does with an importance matrix. `n` must be a multiple of 32 (IQ4_NL) / 256 (IQ4_XS)
 // (checked); input must be finite.
 #pragma once
 
@@ -25,6 +26,11 @@ void DequantizeRowIQ4_XS(const void* src, float* dst, int64_t n);
 
 void QuantizeRowIQ4_NL(const float* src, void* dst, int64_t n);
 void QuantizeRowIQ4_XS(const float* src, void* dst, int64_t n);
+
+// One row of `n` values with its importance weights (`importance[i]` for
+// column i, non-negative).
+void QuantizeRowWeightedIQ4_NL(const float* src, void* dst, int64_t n, const float* importance);
+void QuantizeRowWeightedIQ4_XS(const float* src, void* dst, int64_t n, const float* importance);
 
 // The 6-bit scale (0..63; the sub-block's scale is d * (ls - 32)) of
 // sub-block ib (0..7) of an IQ4_XS block: low 4 bits in scales_l[ib / 2]

@@ -7,145 +7,14 @@
 #include "base/check.h"
 #include "base/half.h"
 #include "quant/block_formats.h"
+#include "quant/scale_search.h"
 
 namespace trit::quant {
 namespace {
 
-// Below this a group is treated as all zero (ggml's GROUP_MAX_EPS).
-constexpr float kGroupMaxEps = 1e-15f;
-
 int64_t SuperBlockCount(int64_t n) {
   TRIT_CHECK(n >= 0 && n % kQK_K == 0);
   return n / kQK_K;
-}
-
-// Round to nearest, ties to even, by ggml's trick: adding 1.5 * 2^23 leaves
-// the integer part in the low mantissa bits. Exact for |v| <= 2^22 - 1, which
-// every caller guarantees for finite input; for other input it returns some
-// int without undefined behaviour (unlike a float -> int cast).
-int NearestInt(float v) {
-  const float shifted = v + 12582912.0f;
-  return static_cast<int>(FloatBits(shifted) & 0x007fffffu) - 0x00400000;
-}
-
-// Symmetric scale search for one group (ggml's make_qx_quants with
-// rmse_type 1 and no importance weights): L[i] = l_i + nmax with
-// l_i in [-nmax, nmax - 1], returns the scale d minimising
-// sum w_i (x_i - d l_i)^2 with w_i = x_i^2, over 19 candidate inverse scales
-// -(nmax + 0.1 k) / max, k in -9..9 (the least-squares d for each).
-float MakeQxQuants(int n, int nmax, const float* x, int8_t* L) {
-  float max = 0;
-  float amax = 0;
-  for (int i = 0; i < n; ++i) {
-    const float ax = std::fabs(x[i]);
-    if (ax > amax) {
-      amax = ax;
-      max = x[i];
-    }
-  }
-  if (amax < kGroupMaxEps) {
-    std::memset(L, 0, static_cast<size_t>(n));
-    return 0.0f;
-  }
-  const auto quantize = [&](float iscale, float* sumlx, float* suml2, bool store) {
-    *sumlx = 0;
-    *suml2 = 0;
-    for (int i = 0; i < n; ++i) {
-      const int l = std::max(-nmax, std::min(nmax - 1, NearestInt(iscale * x[i])));
-      if (store) L[i] = static_cast<int8_t>(l + nmax);
-      const float w = x[i] * x[i];
-      *sumlx += w * x[i] * static_cast<float>(l);
-      *suml2 += w * static_cast<float>(l) * static_cast<float>(l);
-    }
-  };
-  float sumlx;
-  float suml2;
-  quantize(static_cast<float>(-nmax) / max, &sumlx, &suml2, /*store=*/true);
-  float scale = suml2 != 0.0f ? sumlx / suml2 : 0.0f;
-  float best = scale * sumlx;
-  for (int is = -9; is <= 9; ++is) {
-    if (is == 0) continue;
-    const float iscale = -(static_cast<float>(nmax) + 0.1f * static_cast<float>(is)) / max;
-    quantize(iscale, &sumlx, &suml2, /*store=*/false);
-    if (suml2 > 0 && sumlx * sumlx > best * suml2) {
-      quantize(iscale, &sumlx, &suml2, /*store=*/true);
-      scale = sumlx / suml2;
-      best = scale * sumlx;
-    }
-  }
-  return scale;
-}
-
-// Asymmetric scale + min search for one group (ggml's make_qkx2_quants,
-// squared error): x_i ~ scale * L_i - the_min with L_i in [0, nmax] and
-// the_min >= 0. Starts from the [min(0, min x), max x] range, then tries
-// nstep + 1 inverse scales (rmin + rdelta * k + nmax) / (max - min), solving
-// the weighted least-squares (scale, min) for each, and keeps the best.
-float MakeQkx2Quants(int n, int nmax, const float* x, const float* weights, uint8_t* L,
-                     float* the_min, uint8_t* Laux, float rmin, float rdelta, int nstep) {
-  float min = x[0];
-  float max = x[0];
-  float sum_w = weights[0];
-  float sum_x = sum_w * x[0];
-  for (int i = 1; i < n; ++i) {
-    if (x[i] < min) min = x[i];
-    if (x[i] > max) max = x[i];
-    const float w = weights[i];
-    sum_w += w;
-    sum_x += w * x[i];
-  }
-  if (min > 0) min = 0;
-  if (max == min) {
-    std::memset(L, 0, static_cast<size_t>(n));
-    *the_min = -min;
-    return 0.0f;
-  }
-  float iscale = static_cast<float>(nmax) / (max - min);
-  float scale = 1 / iscale;
-  float best_error = 0;
-  for (int i = 0; i < n; ++i) {
-    const int l = NearestInt(iscale * (x[i] - min));
-    L[i] = static_cast<uint8_t>(std::max(0, std::min(nmax, l)));
-    const float diff = scale * static_cast<float>(L[i]) + min - x[i];
-    best_error += weights[i] * (diff * diff);
-  }
-  for (int is = 0; is <= nstep; ++is) {
-    iscale = (rmin + rdelta * static_cast<float>(is) + static_cast<float>(nmax)) / (max - min);
-    float sum_l = 0;
-    float sum_l2 = 0;
-    float sum_xl = 0;
-    for (int i = 0; i < n; ++i) {
-      const int l = std::max(0, std::min(nmax, NearestInt(iscale * (x[i] - min))));
-      Laux[i] = static_cast<uint8_t>(l);
-      const float w = weights[i];
-      const float lf = static_cast<float>(l);
-      sum_l += w * lf;
-      sum_l2 += w * lf * lf;
-      sum_xl += w * lf * x[i];
-    }
-    const float D = sum_w * sum_l2 - sum_l * sum_l;
-    if (D > 0) {
-      float this_scale = (sum_w * sum_xl - sum_x * sum_l) / D;
-      float this_min = (sum_l2 * sum_x - sum_l * sum_xl) / D;
-      if (this_min > 0) {
-        this_min = 0;
-        this_scale = sum_xl / sum_l2;
-      }
-      float cur_error = 0;
-      for (int i = 0; i < n; ++i) {
-        const float diff = this_scale * static_cast<float>(Laux[i]) + this_min - x[i];
-        cur_error += weights[i] * (diff * diff);
-      }
-      if (cur_error < best_error) {
-        std::memcpy(L, Laux, static_cast<size_t>(n));
-        best_error = cur_error;
-        scale = this_scale;
-        min = this_min;
-      }
-    }
-  }
-  *the_min = -min;
-  return scale;
 }
 
 // Inverse of GetScaleMinK4 for all 8 sub-blocks (ls, lm <= 63).
@@ -158,6 +27,28 @@ void PackScaleMinK4(const uint8_t* ls, const uint8_t* lm, uint8_t* packed) {
       packed[j + 4] = static_cast<uint8_t>((ls[j] & 0xF) | ((lm[j] & 0xF) << 4));
       packed[j - 4] |= static_cast<uint8_t>((ls[j] >> 4) << 6);
       packed[j] |= static_cast<uint8_t>((lm[j] >> 4) << 6);
+    }
+  }
+}
+
+// Every element of a Q4_K/Q5_K super-block quantized again against the
+// scales and mins as stored (fp16 d and dmin times the 6-bit levels), so the
+// levels match what a reader decodes. A sub-block whose stored scale is 0
+// keeps the levels of its search.
+void RequantizeLevelsK(const float* x, int nmax, const uint8_t* d_field, const uint8_t* dmin_field,
+                       const uint8_t* packed_scales, uint8_t* L) {
+  const float d_all = LoadF16(d_field);
+  const float dmin_all = LoadF16(dmin_field);
+  for (int j = 0; j < kQK_K / 32; ++j) {
+    uint8_t sc;
+    uint8_t m;
+    GetScaleMinK4(j, packed_scales, &sc, &m);
+    const float d = d_all * sc;
+    if (d == 0.0f) continue;
+    const float dm = dmin_all * m;
+    for (int ii = 0; ii < 32; ++ii) {
+      const int l = NearestInt((x[32 * j + ii] + dm) / d);
+      L[32 * j + ii] = static_cast<uint8_t>(std::max(0, std::min(nmax, l)));
     }
   }
 }
@@ -185,7 +76,7 @@ void QuantizeScalesAndLevelsK(const float* x, int nmax, float rmin, float rdelta
     for (int l = 0; l < 32; ++l) sum_x2 += xs[l] * xs[l];
     const float av_x = std::sqrt(sum_x2 / 32);
     for (int l = 0; l < 32; ++l) weights[l] = av_x + std::fabs(xs[l]);
-    scales[j] = MakeQkx2Quants(32, nmax, xs, weights, L + 32 * j, &mins[j], Laux, rmin, rdelta, nstep);
+    scales[j] = MakeQkxQuants(32, nmax, xs, weights, L + 32 * j, &mins[j], Laux, rmin, rdelta, nstep);
     if (scales[j] > max_scale) max_scale = scales[j];
     if (mins[j] > max_min) max_min = mins[j];
   }
@@ -201,20 +92,44 @@ void QuantizeScalesAndLevelsK(const float* x, int nmax, float rmin, float rdelta
   PackScaleMinK4(ls, lm, packed_scales);
   StoreF16(d_field, max_scale / 63.f);
   StoreF16(dmin_field, max_min / 63.f);
-  const float d_all = LoadF16(d_field);
-  const float dmin_all = LoadF16(dmin_field);
+  RequantizeLevelsK(x, nmax, d_field, dmin_field, packed_scales, L);
+}
+
+// QuantizeScalesAndLevelsK with an importance matrix (ggml's
+// quantize_row_q4_K_impl / q5_K_impl): element l of a sub-block weighs
+// importance[l] * sqrt(sigma2 + x_l^2), sigma2 twice the super-block's mean
+// square, in a finer (scale, min) search; then the 8 scales and the 8 mins
+// are each quantized to 6 bits by a weighted search over their own super-block
+// scale (MakeQpQuants, a sub-block weighing the sum of its weights), instead
+// of the plain max / 63.
+void QuantizeScalesAndLevelsKWeighted(const float* x, const float* importance, int nmax, uint8_t* d_field,
+                                      uint8_t* dmin_field, uint8_t* packed_scales, uint8_t* L) {
+  constexpr int kSub = kQK_K / 32;
+  float scales[kSub];
+  float mins[kSub];
+  float sub_weights[kSub];
+  float weights[32];
+  uint8_t Laux[32];
+  float sum_x2 = 0;
+  for (int l = 0; l < kQK_K; ++l) sum_x2 += x[l] * x[l];
+  const float sigma2 = 2 * sum_x2 / kQK_K;
   for (int j = 0; j < kSub; ++j) {
-    uint8_t sc;
-    uint8_t m;
-    GetScaleMinK4(j, packed_scales, &sc, &m);
-    const float d = d_all * sc;
-    if (d == 0.0f) continue;  // keep the levels of the search
-    const float dm = dmin_all * m;
-    for (int ii = 0; ii < 32; ++ii) {
-      const int l = NearestInt((x[32 * j + ii] + dm) / d);
-      L[32 * j + ii] = static_cast<uint8_t>(std::max(0, std::min(nmax, l)));
-    }
+    const float* xs = x + 32 * j;
+    const float* qw = importance + 32 * j;
+    for (int l = 0; l < 32; ++l) weights[l] = qw[l] * std::sqrt(sigma2 + xs[l] * xs[l]);
+    float sum_w = 0;
+    for (int l = 0; l < 32; ++l) sum_w += weights[l];
+    sub_weights[j] = sum_w;
+    scales[j] = MakeQkxQuants(32, nmax, xs, weights, L + 32 * j, &mins[j], Laux, -0.9f, 0.05f, 36);
   }
+  uint8_t ls[kSub];
+  uint8_t lm[kSub];
+  const float d_block = MakeQpQuants(kSub, 63, scales, ls, sub_weights);
+  const float m_block = MakeQpQuants(kSub, 63, mins, lm, sub_weights);
+  PackScaleMinK4(ls, lm, packed_scales);
+  StoreF16(d_field, d_block);
+  StoreF16(dmin_field, m_block);
+  RequantizeLevelsK(x, nmax, d_field, dmin_field, packed_scales, L);
 }
 
 }  // namespace
@@ -393,13 +308,20 @@ void DequantizeRowQ8_K(const void* src, float* dst, int64_t n) {
 
 // --- Quantization ---
 
-void QuantizeRowQ4_K(const float* src, void* dst, int64_t n) {
+namespace {
+
+// Q4_K of a row, with importance weights per column or (nullptr) without.
+void QuantizeQ4_K(const float* src, void* dst, int64_t n, const float* importance) {
   const int64_t nb = SuperBlockCount(n);
   auto* blocks = static_cast<BlockQ4_K*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     BlockQ4_K& b = blocks[i];
     uint8_t L[kQK_K];
-    QuantizeScalesAndLevelsK(src + i * kQK_K, 15, -1.0f, 0.1f, 20, b.d, b.dmin, b.scales, L);
+    if (importance != nullptr) {
+      QuantizeScalesAndLevelsKWeighted(src + i * kQK_K, importance + i * kQK_K, 15, b.d, b.dmin, b.scales, L);
+    } else {
+      QuantizeScalesAndLevelsK(src + i * kQK_K, 15, -1.0f, 0.1f, 20, b.d, b.dmin, b.scales, L);
+    }
     uint8_t* q = b.qs;
     for (int j = 0; j < kQK_K; j += 64) {
       for (int l = 0; l < 32; ++l) q[l] = static_cast<uint8_t>(L[j + l] | (L[j + l + 32] << 4));
@@ -408,13 +330,17 @@ void QuantizeRowQ4_K(const float* src, void* dst, int64_t n) {
   }
 }
 
-void QuantizeRowQ5_K(const float* src, void* dst, int64_t n) {
+void QuantizeQ5_K(const float* src, void* dst, int64_t n, const float* importance) {
   const int64_t nb = SuperBlockCount(n);
   auto* blocks = static_cast<BlockQ5_K*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     BlockQ5_K& b = blocks[i];
     uint8_t L[kQK_K];
-    QuantizeScalesAndLevelsK(src + i * kQK_K, 31, -0.5f, 0.1f, 15, b.d, b.dmin, b.scales, L);
+    if (importance != nullptr) {
+      QuantizeScalesAndLevelsKWeighted(src + i * kQK_K, importance + i * kQK_K, 31, b.d, b.dmin, b.scales, L);
+    } else {
+      QuantizeScalesAndLevelsK(src + i * kQK_K, 31, -0.5f, 0.1f, 15, b.d, b.dmin, b.scales, L);
+    }
     std::memset(b.qh, 0, sizeof b.qh);
     uint8_t* ql = b.qs;
     for (int j = 0; j < kQK_K; j += 64) {
@@ -437,7 +363,9 @@ void QuantizeRowQ5_K(const float* src, void* dst, int64_t n) {
   }
 }
 
-void QuantizeRowQ6_K(const float* src, void* dst, int64_t n) {
+// With importance, a 16-element group's scale search weighs element l by
+// importance[l] alone (ggml's quantize_row_q6_K_impl), not by x_l^2.
+void QuantizeQ6_K(const float* src, void* dst, int64_t n, const float* importance) {
   const int64_t nb = SuperBlockCount(n);
   auto* blocks = static_cast<BlockQ6_K*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
@@ -448,7 +376,8 @@ void QuantizeRowQ6_K(const float* src, void* dst, int64_t n) {
     float max_scale = 0;
     float max_abs_scale = 0;
     for (int ib = 0; ib < kQK_K / 16; ++ib) {
-      scales[ib] = MakeQxQuants(16, 32, x + 16 * ib, L + 16 * ib);
+      const float* weights = importance != nullptr ? importance + i * kQK_K + 16 * ib : nullptr;
+      scales[ib] = MakeQxQuants(16, 32, x + 16 * ib, L + 16 * ib, weights);
       if (std::fabs(scales[ib]) > max_abs_scale) {
         max_abs_scale = std::fabs(scales[ib]);
         max_scale = scales[ib];
@@ -490,6 +419,22 @@ void QuantizeRowQ6_K(const float* src, void* dst, int64_t n) {
       qh += 32;
     }
   }
+}
+
+}  // namespace
+
+void QuantizeRowQ4_K(const float* src, void* dst, int64_t n) { QuantizeQ4_K(src, dst, n, nullptr); }
+void QuantizeRowQ5_K(const float* src, void* dst, int64_t n) { QuantizeQ5_K(src, dst, n, nullptr); }
+void QuantizeRowQ6_K(const float* src, void* dst, int64_t n) { QuantizeQ6_K(src, dst, n, nullptr); }
+
+void QuantizeRowWeightedQ4_K(const float* src, void* dst, int64_t n, const float* importance) {
+  QuantizeQ4_K(src, dst, n, importance);
+}
+void QuantizeRowWeightedQ5_K(const float* src, void* dst, int64_t n, const float* importance) {
+  QuantizeQ5_K(src, dst, n, importance);
+}
+void QuantizeRowWeightedQ6_K(const float* src, void* dst, int64_t n, const float* importance) {
+  QuantizeQ6_K(src, dst, n, importance);
 }
 
 }  // namespace trit::quant

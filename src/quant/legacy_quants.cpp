@@ -6,6 +6,7 @@
 
 #include "base/check.h"
 #include "quant/block_formats.h"
+#include "quant/scale_search.h"
 
 namespace trit::quant {
 namespace {
@@ -248,6 +249,108 @@ void QuantizeRowQ8_0(const float* src, void* dst, int64_t n) {
     const float id = d != 0.0f ? 1.0f / d : 0.0f;
     StoreF16(b.d, d);
     for (int j = 0; j < kQK8_0; ++j) b.qs[j] = static_cast<int8_t>(std::round(x[j] * id));
+  }
+}
+
+// --- Quantization with importance weights (ggml's quantize_row_*_impl) ---
+//
+// Element j of a block weighs importance[j] * sqrt(sigma2 + x_j^2), sigma2
+// the row's mean square: the columns the model's inputs drive hardest, and
+// within them the large values, get the smallest error. Q4_0/Q5_0 then take
+// the symmetric scale search of the K-quants, Q4_1/Q5_1 the asymmetric one,
+// instead of the plain max-based scale.
+
+namespace {
+
+// The importance-weighted element weights of every block of one row are
+// built from the row's mean square, computed once.
+float RowMeanSquare(const float* x, int64_t n) {
+  float sum_x2 = 0;
+  for (int64_t j = 0; j < n; ++j) sum_x2 += x[j] * x[j];
+  return sum_x2 / static_cast<float>(n);
+}
+
+void BlockWeights(const float* x, const float* importance, float sigma2, float* weights) {
+  for (int j = 0; j < 32; ++j) weights[j] = importance[j] * std::sqrt(sigma2 + x[j] * x[j]);
+}
+
+// Levels 0..31 of a 5-bit block: low nibbles in qs (element j and j + 16
+// share byte j), fifth bits in the 32-bit qh (bit j for element j).
+void PackFiveBitLevels(const uint8_t* L, uint8_t* qs, uint8_t* qh_field) {
+  uint32_t qh = 0;
+  for (int j = 0; j < 16; ++j) {
+    qs[j] = static_cast<uint8_t>((L[j] & 0x0F) | ((L[j + 16] & 0x0F) << 4));
+    qh |= static_cast<uint32_t>((L[j] >> 4) & 1) << j;
+    qh |= static_cast<uint32_t>((L[j + 16] >> 4) & 1) << (j + 16);
+  }
+  StoreU32(qh_field, qh);
+}
+
+}  // namespace
+
+void QuantizeRowWeightedQ4_0(const float* src, void* dst, int64_t n, const float* importance) {
+  const int64_t nb = BlockCount(n, kQK4_0);
+  auto* blocks = static_cast<BlockQ4_0*>(dst);
+  const float sigma2 = RowMeanSquare(src, n);
+  for (int64_t i = 0; i < nb; ++i) {
+    const float* x = src + i * kQK4_0;
+    float weights[kQK4_0];
+    BlockWeights(x, importance + i * kQK4_0, sigma2, weights);
+    int8_t L[kQK4_0];
+    StoreF16(blocks[i].d, MakeQxQuants(kQK4_0, 8, x, L, weights));
+    for (int j = 0; j < 16; ++j) blocks[i].qs[j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
+  }
+}
+
+void QuantizeRowWeightedQ5_0(const float* src, void* dst, int64_t n, const float* importance) {
+  const int64_t nb = BlockCount(n, kQK5_0);
+  auto* blocks = static_cast<BlockQ5_0*>(dst);
+  const float sigma2 = RowMeanSquare(src, n);
+  for (int64_t i = 0; i < nb; ++i) {
+    const float* x = src + i * kQK5_0;
+    float weights[kQK5_0];
+    BlockWeights(x, importance + i * kQK5_0, sigma2, weights);
+    int8_t L[kQK5_0];
+    StoreF16(blocks[i].d, MakeQxQuants(kQK5_0, 16, x, L, weights));
+    uint8_t levels[kQK5_0];
+    for (int j = 0; j < kQK5_0; ++j) levels[j] = static_cast<uint8_t>(L[j]);
+    PackFiveBitLevels(levels, blocks[i].qs, blocks[i].qh);
+  }
+}
+
+void QuantizeRowWeightedQ4_1(const float* src, void* dst, int64_t n, const float* importance) {
+  const int64_t nb = BlockCount(n, kQK4_1);
+  auto* blocks = static_cast<BlockQ4_1*>(dst);
+  const float sigma2 = RowMeanSquare(src, n);
+  for (int64_t i = 0; i < nb; ++i) {
+    const float* x = src + i * kQK4_1;
+    float weights[kQK4_1];
+    BlockWeights(x, importance + i * kQK4_1, sigma2, weights);
+    uint8_t L[kQK4_1];
+    uint8_t Laux[kQK4_1];
+    float the_min = 0;
+    const float d = MakeQkxQuants(kQK4_1, 15, x, weights, L, &the_min, Laux, -0.9f, 0.05f, 36);
+    StoreF16(blocks[i].d, d);
+    StoreF16(blocks[i].m, -the_min);
+    for (int j = 0; j < 16; ++j) blocks[i].qs[j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
+  }
+}
+
+void QuantizeRowWeightedQ5_1(const float* src, void* dst, int64_t n, const float* importance) {
+  const int64_t nb = BlockCount(n, kQK5_1);
+  auto* blocks = static_cast<BlockQ5_1*>(dst);
+  const float sigma2 = RowMeanSquare(src, n);
+  for (int64_t i = 0; i < nb; ++i) {
+    const float* x = src + i * kQK5_1;
+    float weights[kQK5_1];
+    BlockWeights(x, importance + i * kQK5_1, sigma2, weights);
+    uint8_t L[kQK5_1];
+    uint8_t Laux[kQK5_1];
+    float the_min = 0;
+    const float d = MakeQkxQuants(kQK5_1, 31, x, weights, L, &the_min, Laux, -0.9f, 0.05f, 36);
+    StoreF16(blocks[i].d, d);
+    StoreF16(blocks[i].m, -the_min);
+    PackFiveBitLevels(L, blocks[i].qs, blocks[i].qh);
   }
 }
 

@@ -23,4 +23,13 @@ void QuantizeRowQ5_0(const float* src, void* dst, int64_t n);
 void QuantizeRowQ5_1(const float* src, void* dst, int64_t n);
 void QuantizeRowQ8_0(const float* src, void* dst, int64_t n);
 
+// One row of `n` values with its importance weights (`importance[i]` for
+// column i, non-negative), as ggml's quantize_row_*_impl: bytes equal
+// llama-quantize's with --imatrix. The whole row is needed (its mean square
+// enters every block's weights). Q8_0 takes no weights, in ggml too.
+void QuantizeRowWeightedQ4_0(const float* src, void* dst, int64_t n, const float* importance);
+void QuantizeRowWeightedQ4_1(const float* src, void* dst, int64_t n, const float* importance);
+void QuantizeRowWeightedQ5_0(const float* src, void* dst, int64_t n, const float* importance);
+void QuantizeRowWeightedQ5_1(const float* src, void* dst, int64_t n, const float* importance);
+
 }  // namespace trit::quant

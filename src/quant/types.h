@@ -53,6 +53,11 @@ using DequantizeFn = void (*)(const void* src, float* dst, int64_t n);
 // Converts `n` floats (a multiple of block_size) at `src` into blocks at `dst`.
 using QuantizeFn = void (*)(const float* src, void* dst, int64_t n);
 
+// Converts one row of `n` floats (a multiple of block_size) into blocks,
+// weighing column i's error by importance[i] (non-negative; an importance
+// matrix's mean squared activation of that column).
+using QuantizeWeightedFn = void (*)(const float* src, void* dst, int64_t n, const float* importance);
+
 struct TypeInfo {
   GgmlType type;
   std::string_view name;  // GGML's lower-case name: "f32", "q4_0", "q4_K", "tq1_0"
@@ -60,6 +65,10 @@ struct TypeInfo {
   int64_t type_size;      // bytes per block
   DequantizeFn dequantize;  // nullptr: trit cannot read this type's values
   QuantizeFn quantize;      // nullptr: trit cannot produce this type
+  // nullptr: the type takes no importance weights (f32/f16/bf16, q8_0 and the
+  // ternary types, which llama-quantize quantizes the same with or without an
+  // importance matrix) or trit cannot produce it.
+  QuantizeWeightedFn quantize_weighted = nullptr;
 };
 
 // The entry for a raw GGUF type id; nullptr when the id is not a known type.
