@@ -32,7 +32,7 @@ if [[ ! -f "$build/build.ninja" ]]; then
 fi
 cmake --build "$build" -j2 --target gguf_reader_fuzz make_gguf_seeds tokenizer_fuzz chat_template_fuzz \
   elf_reader_fuzz pe_reader_fuzz macho_reader_fuzz hwx_reader_fuzz store_text_fuzz \
-  openai_request_fuzz logits_file_fuzz
+  openai_request_fuzz logits_file_fuzz importance_matrix_fuzz
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/trit-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
@@ -102,6 +102,11 @@ for n_ctx, n_vocab, n_chunk in ((4, 3, 2), (6, 4, 1)):
     open(f"{sys.argv[1]}/ctx{n_ctx}-vocab{n_vocab}", "wb").write(body)
 PY
 run_fuzzer logits_file_fuzz "$work/logits-corpus" "$work/logits-seeds"
+
+# llama.cpp's importance matrices: the two files llama-imatrix wrote for the bundled model.
+mkdir -p "$work/imatrix-seeds" "$work/imatrix-corpus"
+cp "$repo"/tests/data/imatrix/*.imatrix.* "$work/imatrix-seeds/"
+run_fuzzer importance_matrix_fuzz "$work/imatrix-corpus" "$work/imatrix-seeds"
 
 # Executable formats: seeds are the test fixtures, sorted by format.
 "$repo/tests/formats/binfmt/make_fixtures.sh" "$work/binfmt" >/dev/null 2>&1 || true
