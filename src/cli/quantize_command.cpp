@@ -11,7 +11,9 @@
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "cli/command.h"
@@ -27,6 +29,7 @@ struct QuantizeOptions {
   std::string input;
   std::string output;
   std::string type;
+  std::string imatrix;  // llama.cpp importance-matrix file; empty: none
   bool strict = false;
   bool json = false;
   bool quiet = false;
@@ -61,6 +64,22 @@ int RunQuantize(const QuantizeOptions& opt) {
   }
   const bool log = !opt.quiet && !opt.json;
   convert::QuantizeFileOptions options;
+  std::optional<convert::ImportanceMatrix> importance;
+  if (!opt.imatrix.empty()) {
+    Expected<convert::ImportanceMatrix> read = convert::ReadImportanceMatrix(opt.imatrix);
+    if (!read.ok()) {
+      PrintError(fmt::format("--imatrix: {}", read.status().message()));
+      return kExitFailure;
+    }
+    importance = std::move(read).value();
+    options.importance = &*importance;
+    if (requested->quantize_weighted == nullptr && !opt.json) {
+      fmt::print(stderr,
+                 "note: {} takes no importance weights (nor does it in llama-quantize); only tensors that fall "
+                 "back to another type use the matrix\n",
+                 requested->name);
+    }
+  }
   options.fallback = opt.strict ? convert::FallbackPolicy::kRefuse : convert::FallbackPolicy::kAllow;
   options.n_threads = opt.threads > 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   if (log) {
@@ -69,6 +88,7 @@ int RunQuantize(const QuantizeOptions& opt) {
       std::string note = p.action == convert::TensorAction::kCopy ? fmt::format("kept ({})", p.reason)
                          : p.fallback                              ? fmt::format("fallback: {}", p.reason)
                                                                    : std::string();
+      if (p.importance != nullptr) note += note.empty() ? "imatrix" : ", imatrix";
       fmt::print(stderr, "[{:>{}}/{}] {:<32} {:>6} -> {:<6} {:>10} -> {:<10} {}\n", i + 1,
                  fmt::formatted_size("{}", n), n, t.name, t.type->name, p.target->name, HumanBytes(t.n_bytes),
                  HumanBytes(out_bytes), note);
@@ -88,11 +108,12 @@ int RunQuantize(const QuantizeOptions& opt) {
     return kExitFailure;
   }
   std::map<std::string, size_t> by_type;
-  size_t converted = 0, fallbacks = 0;
+  size_t converted = 0, fallbacks = 0, weighted = 0;
   for (const convert::TensorPlan& p : *plans) {
     ++by_type[std::string(p.target->name)];
     converted += p.action == convert::TensorAction::kConvert;
     fallbacks += p.fallback;
+    weighted += p.importance != nullptr;
   }
   if (opt.json) {
     nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
@@ -102,6 +123,7 @@ int RunQuantize(const QuantizeOptions& opt) {
                          {"to", p.target->name},
                          {"action", p.action == convert::TensorAction::kCopy ? "copy" : "convert"},
                          {"fallback", p.fallback},
+                         {"importance", p.importance != nullptr},
                          {"reason", p.reason}});
     }
     nlohmann::ordered_json out = {{"input", opt.input},
@@ -112,12 +134,25 @@ int RunQuantize(const QuantizeOptions& opt) {
                           {"converted", converted},
                           {"fallbacks", fallbacks},
                           {"tensors", tensors}};
+    if (options.importance != nullptr) {
+      const convert::ImportanceMatrix& m = *options.importance;
+      out["importance_matrix"] = {{"path", m.path},
+                                  {"format", convert::FormatName(m.format)},
+                                  {"entries", m.entries.size()},
+                                  {"datasets", m.datasets},
+                                  {"chunk_count", m.chunk_count},
+                                  {"chunk_size", m.chunk_size},
+                                  {"tensors_weighted", weighted}};
+    }
     fmt::print("{}\n", out.dump(2));
   } else {
     std::string types;
     for (const auto& [name, count] : by_type) types += fmt::format("{}{} {}", types.empty() ? "" : ", ", count, name);
-    fmt::print("wrote {}: {} -> {}; {} tensors ({}), {} converted, {} fell back\n", opt.output,
-               HumanBytes(file->file_size()), HumanBytes(written->file_size()), n, types, converted, fallbacks);
+    const std::string weighted_note =
+        options.importance != nullptr ? fmt::format(", {} weighted by the importance matrix", weighted) : "";
+    fmt::print("wrote {}: {} -> {}; {} tensors ({}), {} converted, {} fell back{}\n", opt.output,
+               HumanBytes(file->file_size()), HumanBytes(written->file_size()), n, types, converted, fallbacks,
+               weighted_note);
   }
   return kExitSuccess;
 }
@@ -130,6 +165,10 @@ Command AddQuantizeCommand(CLI::App& parent) {
   app->add_option("input", opt->input, "GGUF file to read")->required();
   app->add_option("output", opt->output, "GGUF file to write (written to a temporary name, then renamed)")->required();
   app->add_option("type", opt->type, "Target type, e.g. q8_0, q4_0, q4_K, q6_K, tq1_0, tq2_0, f16, bf16")->required();
+  app->add_option("--imatrix", opt->imatrix,
+                  "Importance matrix from llama.cpp's llama-imatrix (GGUF or legacy .dat): weighs each column's "
+                  "error by how hard the model's inputs drive it, as llama-quantize --imatrix does")
+      ->check(CLI::ExistingFile);
   app->add_flag("--strict", opt->strict,
                 "Refuse a tensor whose row length does not fit TYPE's block size instead of falling back");
   app->add_flag("--json", opt->json, "Print a JSON report of what each tensor became");
@@ -140,9 +179,15 @@ Command AddQuantizeCommand(CLI::App& parent) {
   app->footer(
       "Only weight matrices are converted; norms, biases and other 1-D tensors are copied.\n"
       "A matrix whose row length is not a multiple of TYPE's block size falls back\n"
-      "(q4_K -> q5_0, q5_K -> q5_1, q6_K -> q8_0, tq1_0/tq2_0 -> q4_0, then f16), as llama-quantize does.\n\n"
+      "(q4_K -> q5_0, q5_K -> q5_1, q6_K -> q8_0, tq1_0/tq2_0 -> q4_0, then f16), as llama-quantize does.\n"
+      "With --imatrix, q4_0, q4_1, q5_0, q5_1, q4_K, q5_K and q6_K come out byte for byte as\n"
+      "llama-quantize --pure --imatrix writes them; iq4_nl and iq4_xs weigh trit's own search the same way;\n"
+      "q8_0, the float types and tq1_0/tq2_0 take no weights (nor in llama.cpp). A tensor the matrix has\n"
+      "no entry for (token_embd, often output) is quantized without.\n\n"
       "Examples:\n  trit quantize models/stories260K.gguf /tmp/s-q8.gguf q8_0\n"
-      "  trit quantize big-f16.gguf big-tq2.gguf tq2_0 --strict");
+      "  trit quantize big-f16.gguf big-tq2.gguf tq2_0 --strict\n"
+      "  llama-imatrix -m big-f16.gguf -f calibration.txt -o big.imatrix.gguf\n"
+      "  trit quantize big-f16.gguf big-q4k.gguf q4_K --imatrix big.imatrix.gguf");
   return {app, [opt] { return RunQuantize(*opt); }};
 }
 

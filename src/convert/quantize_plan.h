@@ -29,6 +29,11 @@ struct TensorPlan {
   TensorAction action = TensorAction::kCopy;
   bool fallback = false;  // target differs from the requested type because of the row length
   std::string reason;     // why it was copied or fell back, for the log
+  // The importance matrix's entry that weighs this tensor's rows (one row of
+  // shape[0] values per matrix of a 3-D tensor), set by QuantizeFile when it
+  // was given one, it has an entry for this tensor and `target` takes
+  // importance weights; nullptr otherwise.
+  const std::vector<float>* importance = nullptr;
 };
 
 enum class FallbackPolicy { kAllow, kRefuse };
