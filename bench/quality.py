@@ -21,6 +21,10 @@ llama-cpp-python sdist (outside the repo):
   python3 bench/quality.py --f16 qwen3-0.6b-f16.gguf --text /tmp/genesis.txt \\
       --llama-bin /tmp/lcpbuild/bin --work /tmp/quality --chunks 8 -t 2
 
+With --imatrix FILE (an importance matrix from llama-imatrix, made on a text
+other than the evaluation text) both quantizers take it: `trit quantize
+--imatrix` and `llama-quantize --imatrix`.
+
 Writes one JSON line per measurement to WORK/results.jsonl (appending; a
 rerun skips what is there); `bench/quality.py --report WORK/results.jsonl`
 prints the Markdown tables of docs/QUALITY.md.
@@ -92,11 +96,16 @@ class Bench:
                 self.done[r["key"]] = r
 
     def record(self, key, **fields):
-        r = dict(key=key, model=os.path.basename(self.a.f16), ctx=self.a.ctx, **{"chunks": self.a.chunks, **fields})
+        r = dict(key=key, model=os.path.basename(self.a.f16), ctx=self.a.ctx,
+                 imatrix=os.path.basename(self.a.imatrix) if self.a.imatrix else None,
+                 **{"chunks": self.a.chunks, **fields})
         with open(self.results_path, "a") as f:
             f.write(json.dumps(r) + "\n")
         self.done[key] = r
         log(f"{key}: {json.dumps({k: v for k, v in r.items() if k not in ('key', 'model')})}")
+
+    def imatrix_args(self):
+        return ["--imatrix", self.a.imatrix] if self.a.imatrix else []
 
     def llama_ppl(self, model, extra):
         cmd = [os.path.join(self.a.llama_bin, "llama-perplexity"), "-m", model, "-c", str(self.a.ctx),
@@ -128,7 +137,8 @@ class Bench:
         if "f16/llama/save" not in self.done or not os.path.exists(base):
             r = self.llama_ppl(a.f16, ["-f", a.text, "--kl-divergence-base", base])
             self.record("f16/llama/save", type="f16", quantizer="-", runner="llama.cpp", **r)
-        for engine in ["cpu", "reference"]:
+        # The reference engine's F16 run only when some type is run on it too (--reference-types).
+        for engine in ["cpu", "reference"] if a.reference_types else ["cpu"]:
             key = f"f16/trit-{engine}/vs-f16-llama"
             if key not in self.done:
                 r = self.trit_ppl(a.f16, ["--kld-base", base], engine)
@@ -152,7 +162,7 @@ class Bench:
             return
         ref_key = f"{t}/trit-quantize/trit-reference/vs-f16"
         if keys[0] not in self.done or (t in a.reference_types and ref_key not in self.done):
-            run([a.trit, "quantize", "-q", "-t", str(a.threads), a.f16, trit_file, t])
+            run([a.trit, "quantize", "-q", "-t", str(a.threads), a.f16, trit_file, t] + self.imatrix_args())
             if keys[0] not in self.done:
                 r = self.trit_ppl(trit_file, ["--kld-base", base])
                 self.record(keys[0], type=t, quantizer="trit", runner="trit cpu", **r)
@@ -161,8 +171,8 @@ class Bench:
                 self.record(ref_key, type=t, quantizer="trit", runner="trit reference", **r)
             os.remove(trit_file)
         if not all(k in self.done for k in keys[1:]):
-            run([os.path.join(a.llama_bin, "llama-quantize"), "--pure", a.f16, llama_file, t.upper(),
-                 str(a.threads)])
+            run([os.path.join(a.llama_bin, "llama-quantize"), "--pure"] + self.imatrix_args() +
+                [a.f16, llama_file, t.upper(), str(a.threads)])
             if keys[1] not in self.done:
                 r = self.trit_ppl(llama_file, ["--kld-base", base])
                 self.record(keys[1], type=t, quantizer="llama", runner="trit cpu", **r)
@@ -196,7 +206,8 @@ def report(results_path):
             f"{100 * r['same_top']:.2f}%" if r and "same_top" in r else "-")
 
     any_row = next(iter(rows.values()))
-    print(f"{any_row['model']}, {any_row['chunks']} chunks of {any_row['ctx']} tokens; "
+    imatrix = f", both quantizers with the importance matrix {any_row['imatrix']}" if any_row.get("imatrix") else ""
+    print(f"{any_row['model']}{imatrix}, {any_row['chunks']} chunks of {any_row['ctx']} tokens; "
           f"PPL(F16, llama.cpp) = {rows['f16/llama/save']['ppl']:.4f} +/- {rows['f16/llama/save']['ppl_error']:.4f}\n")
     print("| type | trit quantize, trit: PPL | KLD | KLD p99 | same top | llama-quantize, trit: PPL | KLD | KLD p99 "
           "| same top | llama-quantize, llama.cpp: PPL | KLD | KLD p99 | same top |")
@@ -230,6 +241,7 @@ def main():
     p.add_argument("--llama-bin", required=True, help="directory with llama-perplexity and llama-quantize")
     p.add_argument("--trit", default=os.path.join(os.path.dirname(__file__), "..", "build", "trit"))
     p.add_argument("--work", required=True, help="scratch directory (quantized files, base logits, results.jsonl)")
+    p.add_argument("--imatrix", help="importance matrix (llama-imatrix) for both quantizers")
     p.add_argument("--ctx", type=int, default=512)
     p.add_argument("--chunks", type=int, default=8)
     p.add_argument("-t", "--threads", type=int, default=2)
