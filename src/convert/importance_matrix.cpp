@@ -142,11 +142,18 @@ Expected<ImportanceMatrix> ParseLegacy(std::span<const uint8_t> bytes) {
   m.format = ImportanceMatrix::Format::kLegacy;
   int32_t n_entries = 0;
   if (Status s = in.Read(&n_entries, "the entry count"); !s.ok()) return s;
-  // Each entry takes at least 16 bytes (three int32 and one float).
-  if (n_entries < 1 || static_cast<uint64_t>(n_entries) > in.remaining() / 16) {
+  if (n_entries < 1) {
     return Error(ErrorCode::kCorrupt,
-                 "entry count {} does not fit a {}-byte file (neither GGUF nor llama.cpp's legacy importance matrix?)",
-                 n_entries, bytes.size());
+                 "entry count {}: an importance matrix has at least one entry (neither GGUF nor llama.cpp's "
+                 "legacy .dat?)",
+                 n_entries);
+  }
+  // Each entry takes at least 16 bytes (three int32 and one float).
+  if (static_cast<uint64_t>(n_entries) > in.remaining() / 16) {
+    return Error(ErrorCode::kCorrupt,
+                 "entry count {} needs at least {} bytes, the file has {} after it (neither GGUF nor llama.cpp's "
+                 "legacy .dat?)",
+                 n_entries, uint64_t{16} * static_cast<uint64_t>(n_entries), in.remaining());
   }
   for (int32_t i = 0; i < n_entries; ++i) {
     const std::string what = fmt::format("entry {}", i);

@@ -1,11 +1,11 @@
 #include "convert/quantize_file.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <span>
 #include <thread>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "formats/gguf/writer.h"
 

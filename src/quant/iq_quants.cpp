@@ -5,6 +5,7 @@
 
 #include "base/check.h"
 #include "quant/block_formats.h"
+#include "quant/scale_search.h"
 
 namespace trit::quant {
 namespace {
@@ -97,9 +98,8 @@ float SearchScale(const float* x, const float* w, int n) {
 // the 256 of an IQ4_XS super-block (ggml's weighting with an importance
 // matrix, quantize_row_iq4_nl_impl).
 void GroupWeights(const float* x, int n, const float* importance, float sigma2, float* w) {
-  for (int j = 0; j < n; ++j) {
-    w[j] = importance != nullptr ? importance[j] * std::sqrt(sigma2 + x[j] * x[j]) : x[j] * x[j];
-  }
+  if (importance != nullptr) return ImportanceWeights(x, importance, n, sigma2, w);
+  for (int j = 0; j < n; ++j) w[j] = x[j] * x[j];
 }
 float BlockSigma2(const float* block, int block_n) {
   float sum_x2 = 0.0f;

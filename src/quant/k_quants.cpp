@@ -115,8 +115,7 @@ void QuantizeScalesAndLevelsKWeighted(const float* x, const float* importance, i
   const float sigma2 = 2 * sum_x2 / kQK_K;
   for (int j = 0; j < kSub; ++j) {
     const float* xs = x + 32 * j;
-    const float* qw = importance + 32 * j;
-    for (int l = 0; l < 32; ++l) weights[l] = qw[l] * std::sqrt(sigma2 + xs[l] * xs[l]);
+    ImportanceWeights(xs, importance + 32 * j, 32, sigma2, weights);
     float sum_w = 0;
     for (int l = 0; l < 32; ++l) sum_w += weights[l];
     sub_weights[j] = sum_w;

@@ -270,13 +270,29 @@ float RowMeanSquare(const float* x, int64_t n) {
   return sum_x2 / static_cast<float>(n);
 }
 
-void BlockWeights(const float* x, const float* importance, float sigma2, float* weights) {
-  for (int j = 0; j < 32; ++j) weights[j] = importance[j] * std::sqrt(sigma2 + x[j] * x[j]);
+// Calls fn(i, x, weights) for each 32-value block i of a row, with its
+// values and its importance weights.
+template <typename Fn>
+void ForEachWeightedBlock(const float* src, int64_t n, const float* importance, Fn fn) {
+  const int64_t nb = BlockCount(n, 32);
+  const float sigma2 = RowMeanSquare(src, n);
+  for (int64_t i = 0; i < nb; ++i) {
+    float weights[32];
+    ImportanceWeights(src + i * 32, importance + i * 32, 32, sigma2, weights);
+    fn(i, src + i * 32, weights);
+  }
+}
+
+// Levels 0..15 of a 4-bit block: element j and j + 16 share byte j.
+template <typename Level>
+void PackFourBitLevels(const Level* L, uint8_t* qs) {
+  for (int j = 0; j < 16; ++j) qs[j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
 }
 
 // Levels 0..31 of a 5-bit block: low nibbles in qs (element j and j + 16
 // share byte j), fifth bits in the 32-bit qh (bit j for element j).
-void PackFiveBitLevels(const uint8_t* L, uint8_t* qs, uint8_t* qh_field) {
+template <typename Level>
+void PackFiveBitLevels(const Level* L, uint8_t* qs, uint8_t* qh_field) {
   uint32_t qh = 0;
   for (int j = 0; j < 16; ++j) {
     qs[j] = static_cast<uint8_t>((L[j] & 0x0F) | ((L[j + 16] & 0x0F) << 4));
@@ -286,72 +302,56 @@ void PackFiveBitLevels(const uint8_t* L, uint8_t* qs, uint8_t* qh_field) {
   StoreU32(qh_field, qh);
 }
 
+// The asymmetric search of Q4_1/Q5_1 with importance: returns d, sets the
+// stored min (-the_min) and the levels.
+float AsymmetricWeighted(const float* x, const float* weights, int nmax, uint8_t* L, float* m) {
+  uint8_t Laux[32];
+  float the_min = 0;
+  const float d = MakeQkxQuants(32, nmax, x, weights, L, &the_min, Laux, -0.9f, 0.05f, 36);
+  *m = -the_min;
+  return d;
+}
+
 }  // namespace
 
 void QuantizeRowWeightedQ4_0(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = BlockCount(n, kQK4_0);
   auto* blocks = static_cast<BlockQ4_0*>(dst);
-  const float sigma2 = RowMeanSquare(src, n);
-  for (int64_t i = 0; i < nb; ++i) {
-    const float* x = src + i * kQK4_0;
-    float weights[kQK4_0];
-    BlockWeights(x, importance + i * kQK4_0, sigma2, weights);
+  ForEachWeightedBlock(src, n, importance, [&](int64_t i, const float* x, const float* weights) {
     int8_t L[kQK4_0];
     StoreF16(blocks[i].d, MakeQxQuants(kQK4_0, 8, x, L, weights));
-    for (int j = 0; j < 16; ++j) blocks[i].qs[j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
-  }
+    PackFourBitLevels(L, blocks[i].qs);
+  });
 }
 
 void QuantizeRowWeightedQ5_0(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = BlockCount(n, kQK5_0);
   auto* blocks = static_cast<BlockQ5_0*>(dst);
-  const float sigma2 = RowMeanSquare(src, n);
-  for (int64_t i = 0; i < nb; ++i) {
-    const float* x = src + i * kQK5_0;
-    float weights[kQK5_0];
-    BlockWeights(x, importance + i * kQK5_0, sigma2, weights);
+  ForEachWeightedBlock(src, n, importance, [&](int64_t i, const float* x, const float* weights) {
     int8_t L[kQK5_0];
     StoreF16(blocks[i].d, MakeQxQuants(kQK5_0, 16, x, L, weights));
-    uint8_t levels[kQK5_0];
-    for (int j = 0; j < kQK5_0; ++j) levels[j] = static_cast<uint8_t>(L[j]);
-    PackFiveBitLevels(levels, blocks[i].qs, blocks[i].qh);
-  }
+    PackFiveBitLevels(L, blocks[i].qs, blocks[i].qh);
+  });
 }
 
 void QuantizeRowWeightedQ4_1(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = BlockCount(n, kQK4_1);
   auto* blocks = static_cast<BlockQ4_1*>(dst);
-  const float sigma2 = RowMeanSquare(src, n);
-  for (int64_t i = 0; i < nb; ++i) {
-    const float* x = src + i * kQK4_1;
-    float weights[kQK4_1];
-    BlockWeights(x, importance + i * kQK4_1, sigma2, weights);
+  ForEachWeightedBlock(src, n, importance, [&](int64_t i, const float* x, const float* weights) {
     uint8_t L[kQK4_1];
-    uint8_t Laux[kQK4_1];
-    float the_min = 0;
-    const float d = MakeQkxQuants(kQK4_1, 15, x, weights, L, &the_min, Laux, -0.9f, 0.05f, 36);
-    StoreF16(blocks[i].d, d);
-    StoreF16(blocks[i].m, -the_min);
-    for (int j = 0; j < 16; ++j) blocks[i].qs[j] = static_cast<uint8_t>(L[j] | (L[j + 16] << 4));
-  }
+    float m = 0;
+    StoreF16(blocks[i].d, AsymmetricWeighted(x, weights, 15, L, &m));
+    StoreF16(blocks[i].m, m);
+    PackFourBitLevels(L, blocks[i].qs);
+  });
 }
 
 void QuantizeRowWeightedQ5_1(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = BlockCount(n, kQK5_1);
   auto* blocks = static_cast<BlockQ5_1*>(dst);
-  const float sigma2 = RowMeanSquare(src, n);
-  for (int64_t i = 0; i < nb; ++i) {
-    const float* x = src + i * kQK5_1;
-    float weights[kQK5_1];
-    BlockWeights(x, importance + i * kQK5_1, sigma2, weights);
+  ForEachWeightedBlock(src, n, importance, [&](int64_t i, const float* x, const float* weights) {
     uint8_t L[kQK5_1];
-    uint8_t Laux[kQK5_1];
-    float the_min = 0;
-    const float d = MakeQkxQuants(kQK5_1, 31, x, weights, L, &the_min, Laux, -0.9f, 0.05f, 36);
-    StoreF16(blocks[i].d, d);
-    StoreF16(blocks[i].m, -the_min);
+    float m = 0;
+    StoreF16(blocks[i].d, AsymmetricWeighted(x, weights, 31, L, &m));
+    StoreF16(blocks[i].m, m);
     PackFiveBitLevels(L, blocks[i].qs, blocks[i].qh);
-  }
+  });
 }
 
 }  // namespace trit::quant

@@ -5,6 +5,7 @@
 // Internal to quant/: the public entry points are the QuantizeRow* functions.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 #include "base/half.h"
@@ -21,6 +22,15 @@ inline constexpr float kGroupMaxEps = 1e-15f;
 inline int NearestInt(float v) {
   const float shifted = v + 12582912.0f;
   return static_cast<int>(FloatBits(shifted) & 0x007fffffu) - 0x00400000;
+}
+
+// ggml's element weights with an importance matrix: w_j = importance[j] *
+// sqrt(sigma2 + x_j^2), the importance of x_j's column scaled up for the
+// large values. sigma2 is the caller's (each type takes its own: the row's
+// mean square for the 32-value legacy blocks, twice the block's or
+// super-block's for the K-quants and iq4).
+inline void ImportanceWeights(const float* x, const float* importance, int n, float sigma2, float* w) {
+  for (int j = 0; j < n; ++j) w[j] = importance[j] * std::sqrt(sigma2 + x[j] * x[j]);
 }
 
 // Symmetric scale search for one group of n (make_qx_quants, rmse_type 1):
