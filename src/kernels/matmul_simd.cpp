@@ -1197,6 +1197,49 @@ HWY_INLINE __m256i InLaneBytes(int i0, int i1, int i2, int i3) {
   return _mm256_setr_epi32(p, p + kStep, p + 2 * kStep, p + 3 * kStep, p, p + kStep, p + 2 * kStep, p + 3 * kStep);
 }
 
+#if HWY_TARGET == HWY_AVX3_DL
+// The scaled quant sums of one q6_K block of a group of 8 rows for one
+// activation row (decode), in 512-bit vectors: units t0 and t0 + 1 (the
+// same sub-block, 96 bytes apart in the runs) side by side, so one maddubs
+// and one madd against the sub-block's scales cover both, where the 256-bit
+// loop takes two maddubs, an int16 addition and a madd. Pairs stay exact in
+// int16 (2 * 63 * 127); the int32 sums are DotQ6_KRows8's. sc[s]: the rows'
+// scale of sub-block s in both int16 halves of each lane. Returns sum sc q a
+// per row (lane j), the -32 offset not applied.
+HWY_INLINE __m256i Q6_KRows8DecodeQuants(const uint8_t* runs, const __m256i* sc, const int8_t* a) {
+  const __m512i m4 = _mm512_set1_epi8(0x0F), m30 = _mm512_set1_epi8(0x30);
+  auto two_units = [](const uint8_t* at) {  // a unit's 32 bytes and the next unit's, 96 bytes on
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(at))),
+                              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(at + 96)), 1);
+  };
+  // Two accumulators: consecutive madds need not wait for each other.
+  __m512i total[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+#pragma GCC unroll 2
+  for (int h = 0; h < 2; ++h) {
+#pragma GCC unroll 4
+    for (int t0 = 0; t0 < 8; t0 += 2) {
+      const uint8_t* run = runs + 96 * (8 * h + t0);
+      const __m512i ql[2] = {two_units(run), two_units(run + 32)};
+      const __m512i qh = two_units(run + 64);
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) {
+        const __m512i nib = _mm512_and_si512(i < 2 ? ql[i & 1] : _mm512_srli_epi16(ql[i & 1], 4), m4);
+        const __m512i top = i == 0 ? _mm512_slli_epi16(qh, 4)
+                            : i == 1 ? _mm512_slli_epi16(qh, 2)
+                            : i == 2 ? qh
+                                     : _mm512_srli_epi16(qh, 2);
+        const __m512i q = _mm512_or_si512(nib, _mm512_and_si512(top, m30));
+        const __m512i pairs = _mm512_maddubs_epi16(q, TwoUnitActivations(a + 128 * h + 32 * i + 4 * t0));
+        const __m256i s = sc[8 * h + 2 * i + t0 / 4];
+        const __m512i scale = _mm512_inserti64x4(_mm512_castsi256_si512(s), s, 1);
+        total[i & 1] = _mm512_add_epi32(total[i & 1], _mm512_madd_epi16(pairs, scale));
+      }
+    }
+  }
+  return FoldHalves(_mm512_add_epi32(total[0], total[1]));
+}
+#endif
+
 // Q6_K from the row-group layout (repack.h: d by rows, the scales by 4-byte
 // units, then ql and qh by 4-byte units in the order read here), one group
 // of 8 weight rows: lane j of every vector
@@ -1242,6 +1285,11 @@ void DotQ6_KRows8(const QuantDotArgs& g) {
     }
     V32 total[kGroupRowTile];
     for (int64_t r = 0; r < n_a; ++r) total[r] = hn::Zero(d32);
+#if HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kRows == 1) {
+      total[0] = V32{Q6_KRows8DecodeQuants(p + kRuns, sc, a_row[0])};
+    } else
+#endif
 #pragma GCC unroll 2
     for (int h = 0; h < 2; ++h) {
 #pragma GCC unroll 4
