@@ -751,6 +751,20 @@ HWY_INLINE __m256i FoldHalves(__m512i v) {
   return _mm256_add_epi32(_mm512_castsi512_si256(v), _mm512_extracti64x4_epi64(v, 1));
 }
 
+// Decode (one activation row) over a ternary row group: block(units, a)
+// gives the 8 rows' integer sums of a block (the d's come first, 16 bytes);
+// the float step is Rows8Frame's, so the bits are the 8-row kernels'.
+template <class Block>
+HWY_INLINE void TernaryDecodeFrame(const QuantDotArgs& g, int64_t block_bytes, const Block& block) {
+  const hn::CappedTag<float, 8> df;
+  using VF = hn::VFromD<decltype(df)>;
+  Rows8Frame<1>(g, block_bytes, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
+    const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
+    const V32 isum = V32{block(p + 16, a_row[0])} - hn::Set(D32(), g.a_sum[b]);
+    add(0, (d * hn::Set(df, g.a_scale[b])) * hn::ConvertTo(df, isum));
+  });
+}
+
 // True when the CPU has GFNI. Highway's AVX3_DL target does not require it
 // (every CPU of that target so far has it, but a virtual machine may hide
 // it), so the kernels that use it ask.
@@ -812,14 +826,10 @@ void DotTQ2_0Rows8(const QuantDotArgs& g) {
   const hn::CappedTag<float, 8> df;
   using VF = hn::VFromD<decltype(df)>;
 #if HWY_TARGET == HWY_AVX3_DL
-  // Decode: the same integers by TQ2_0Rows8DecodeBlock, the same float steps.
+  // Decode: the same integers by TQ2_0Rows8DecodeBlock.
   if constexpr (kRows == 1) {
     if (CpuHasGfni()) {
-      Rows8Frame<1>(g, 66, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
-        const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
-        const V32 isum = V32{TQ2_0Rows8DecodeBlock(p + 16, a_row[0])} - hn::Set(d32, g.a_sum[b]);
-        add(0, (d * hn::Set(df, g.a_scale[b])) * hn::ConvertTo(df, isum));
-      });
+      TernaryDecodeFrame(g, 66, [](const uint8_t* u, const int8_t* a) { return TQ2_0Rows8DecodeBlock(u, a); });
       return;
     }
   }
@@ -887,8 +897,8 @@ HWY_INLINE __m256i TQ1_0Rows8DecodeBlock(const uint8_t* units, const int8_t* a) 
   // 6 or 7 (a step's latency is several cycles).
   __m512i s1[5], s2[5];
   for (int k = 0; k < 5; ++k) s1[k] = s2[k] = _mm512_setzero_si512();
-  // Units u and u + 1 (elements first + 4 (u - u0) + step * k and 4 more):
-  // the activations' two 4-byte groups each fill one half.
+  // Units u and u + 1: at power k elements first + step * k + 0..3 and the
+  // 4 after them.
   auto pair = [&](int64_t u, const int8_t* first, int64_t step) {
     __m512i y = _mm512_loadu_si512(units + 32 * u);
 #pragma GCC unroll 5
@@ -938,15 +948,8 @@ template <int64_t kRows>
 void DotTQ1_0Rows8(const QuantDotArgs& g) {
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;
 #if HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kRows == 1) {  // decode: the same integers by TQ1_0Rows8DecodeBlock, the same float steps
-    const D32 d32;
-    const hn::CappedTag<float, 8> df;
-    using VF = hn::VFromD<decltype(df)>;
-    Rows8Frame<1>(g, 54, [&](int64_t b, const uint8_t* p, const int8_t* const* a_row, auto add) {
-      const VF d{_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)))};
-      const V32 isum = V32{TQ1_0Rows8DecodeBlock(p + 16, a_row[0])} - hn::Set(d32, g.a_sum[b]);
-      add(0, (d * hn::Set(df, g.a_scale[b])) * hn::ConvertTo(df, isum));
-    });
+  if constexpr (kRows == 1) {  // decode: the same integers by TQ1_0Rows8DecodeBlock
+    TernaryDecodeFrame(g, 54, [](const uint8_t* u, const int8_t* a) { return TQ1_0Rows8DecodeBlock(u, a); });
     return;
   }
 #endif
