@@ -921,7 +921,7 @@ HWY_INLINE __m256i TQ1_0Rows8DecodeBlock(const uint8_t* units, const int8_t* a) 
     std::memcpy(&bits, a + 240 + 4 * k, 4);
     const __m256i av = _mm256_set1_epi32(bits);
     q1 = MulAddU8I8(VU8{y}, VI8{av}, V32{q1}).raw;
-    y = _mm256_add_epi8(_mm256_add_epi8(y, y), y);
+    y = Times3(VU8{y}).raw;
     q2 = MulAddU8I8(VU8{y}, VI8{av}, V32{q2}).raw;
   }
   const __m512i t1 = _mm512_add_epi32(_mm512_add_epi32(_mm512_add_epi32(s1[0], s1[1]), _mm512_add_epi32(s1[2], s1[3])), s1[4]);
@@ -1233,8 +1233,7 @@ HWY_INLINE __m256i Q6_KRows8DecodeQuants(const uint8_t* runs, const __m256i* sc,
                                      : _mm512_srli_epi16(qh, 2);
         const __m512i q = _mm512_or_si512(nib, _mm512_and_si512(top, m30));
         const __m512i pairs = _mm512_maddubs_epi16(q, TwoUnitActivations(a + 128 * h + 32 * i + 4 * t0));
-        const __m256i s = sc[8 * h + 2 * i + t0 / 4];
-        const __m512i scale = _mm512_inserti64x4(_mm512_castsi256_si512(s), s, 1);
+        const __m512i scale = _mm512_broadcast_i64x4(sc[8 * h + 2 * i + t0 / 4]);
         total[i & 1] = _mm512_add_epi32(total[i & 1], _mm512_madd_epi16(pairs, scale));
       }
     }
