@@ -9,6 +9,7 @@
 
 #include "cli/run_trit.h"
 #include "formats/gguf/reader.h"
+#include "formats/gguf_test_util.h"
 #include "test_paths.h"
 
 namespace trit::testing {
@@ -68,6 +69,23 @@ TEST_F(QuantizeCommandTest, Q8_0ReadsBackWithMetadataKept) {
   }
   EXPECT_LT(err / ref, 1e-4);
   EXPECT_EQ(FileCount(), 1u);
+}
+
+TEST_F(QuantizeCommandTest, HugeAlignmentIsRefusedAndWritesNothing) {
+  // The fuzz finding of issue 24: 524 bytes asking for a 1 GiB alignment.
+  // `trit quantize` used to write a 1 GiB file from it and report success.
+  const std::string in = dir_ + "/finding.gguf";
+  const GgufBuilder finding = HugeAlignmentFile();
+  const std::vector<uint8_t>& bytes = finding.bytes();
+  std::ofstream(in, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                            static_cast<std::streamsize>(bytes.size()));
+  RunResult r = RunTrit({"quantize", in, dir_ + "/out.gguf", "q8_0"});
+  ASSERT_FALSE(r.signaled);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("metadata 'general.alignment' is 1073741824, more than the 65536 trit accepts"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(FileCount(), 1u);  // the input only
 }
 
 TEST_F(QuantizeCommandTest, JsonReportsEveryTensor) {

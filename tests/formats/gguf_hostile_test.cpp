@@ -256,6 +256,25 @@ TEST(GgufCrafted, Alignment) {
   EXPECT_EQ(header->data_offset, 128u);
 }
 
+TEST(GgufCrafted, AlignmentAboveTheLimitIsRefusedByName) {
+  const GgufBuilder finding = trit::testing::HugeAlignmentFile();
+  ASSERT_EQ(finding.pos(), 524u);
+  EXPECT_EQ(ParseError(finding.bytes()),
+            "metadata 'general.alignment' is 1073741824, more than the 65536 trit accepts (GGUF writers use 32)");
+  auto header = ParseHeader(finding.bytes());
+  EXPECT_EQ(header.status().code(), ErrorCode::kUnsupported);
+
+  // The limit itself parses, and so does a tensor aligned to it.
+  GgufBuilder at_limit;
+  at_limit.Preamble(1, 1).Str("general.alignment").U32(4).U32(65536).Tensor("t", {4}, 0, 0).PadTo(65536).Zeros(16);
+  auto ok = ParseHeader(at_limit.bytes());
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ(ok->data_offset, 65536u);
+  GgufBuilder above;
+  above.Preamble(0, 1).Str("general.alignment").U32(4).U32(131072);
+  EXPECT_THAT(ParseError(above.bytes()), HasSubstr("is 131072, more than the 65536"));
+}
+
 TEST(GgufCrafted, TensorOffsets) {
   GgufBuilder unaligned;
   unaligned.Preamble(1, 0).Str("t").U32(1).I64(4).U32(0);

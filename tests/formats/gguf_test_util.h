@@ -71,6 +71,20 @@ class GgufBuilder {
   std::vector<uint8_t> bytes_;
 };
 
+// The 524-byte file the GGUF fuzz target stopped on (issue 24), rebuilt: v3,
+// no tensors, four metadata keys, one of them `general.alignment` = 2^30.
+// Before the alignment was bounded it parsed, and writing it back padded its
+// header to 1 GiB.
+inline GgufBuilder HugeAlignmentFile() {
+  GgufBuilder b;
+  b.Preamble(0, 4);
+  b.Str("general.architecture").U32(8).Str("llama");
+  b.Str("general.alignment").U32(4).U32(1u << 30);
+  b.Str("general.name").U32(8).Str("trit fuzz finding");
+  b.Str("general.description").U32(8).Str(std::string(334, 'x'));
+  return b;
+}
+
 // A fresh directory under the system temp dir, removed with its contents.
 class ScratchDir {
  public:

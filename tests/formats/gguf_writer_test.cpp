@@ -183,6 +183,33 @@ TEST(GgufWriter, CustomAlignmentIsHonoured) {
   ExpectRoundTrip(*bytes, *header, 64, data, 1);
 }
 
+TEST(GgufWriter, AlignmentIsBoundedAndAFileWithoutTensorsHasNoPadding) {
+  Writer w;
+  Status s = w.SetMetadata("general.alignment", Value(uint32_t{1} << 30));
+  EXPECT_EQ(s.message(), "metadata 'general.alignment' is 1073741824, more than the 65536 trit writes");
+  ASSERT_TRUE(w.SetMetadata("general.alignment", Value(uint32_t{65536})).ok());
+  ASSERT_TRUE(w.SetMetadata("general.name", Value(std::string("no tensors"))).ok());
+  // No tensors, no data section: the file ends after the metadata, whatever
+  // the alignment (llama.cpp's vocab-only files have this layout).
+  auto bytes = w.WriteBuffer();
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_LT(bytes->size(), 128u);
+  auto header = ParseHeader(*bytes);
+  ASSERT_TRUE(header.ok()) << header.status().message();
+  EXPECT_EQ(header->alignment, 65536u);
+  EXPECT_EQ(header->file_size, bytes->size());
+
+  // With a tensor, the data section starts at the alignment as before.
+  const std::vector<uint8_t> four(16);
+  ASSERT_TRUE(w.AddTensorData("t", GgmlType::kF32, {4}, four).ok());
+  bytes = w.WriteBuffer();
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(bytes->size(), 2u * 65536u);
+  header = ParseHeader(*bytes);
+  ASSERT_TRUE(header.ok()) << header.status().message();
+  EXPECT_EQ(header->data_offset, 65536u);
+}
+
 TEST(GgufWriter, VersionTwoFileReads) {
   Writer writer;
   const auto data = Populate(writer);

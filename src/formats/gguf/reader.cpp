@@ -230,6 +230,11 @@ Status ReadAlignment(Header* header) {
       return Error(ErrorCode::kCorrupt, "metadata 'general.alignment' is {}, expected a non-zero power of two",
                    *v);
     }
+    if (*v > kMaxAlignment) {
+      return Error(ErrorCode::kUnsupported,
+                   "metadata 'general.alignment' is {}, more than the {} trit accepts (GGUF writers use 32)", *v,
+                   kMaxAlignment);
+    }
     header->alignment = *v;
   }
   return Status::Ok();

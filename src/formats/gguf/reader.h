@@ -24,6 +24,12 @@ namespace trit::gguf {
 
 inline constexpr uint32_t kMagic = 0x46554747;  // "GGUF" little-endian
 inline constexpr uint64_t kDefaultAlignment = 32;
+// The largest `general.alignment` read or written. GGUF writers use 32
+// (llama.cpp, gguf-py); 64 KiB covers aligning tensors to any common page
+// size. A larger value is refused: each tensor pads to it, so a header field
+// alone would decide how big a rewritten file gets (a 524-byte file asking
+// for 1 GiB made `trit quantize` write 1 GiB).
+inline constexpr uint64_t kMaxAlignment = 65536;
 inline constexpr uint32_t kMaxDims = 4;          // GGML_MAX_DIMS
 inline constexpr size_t kMaxTensorNameBytes = 63;  // llama.cpp: GGML_MAX_NAME - 1
 inline constexpr uint32_t kMaxArrayDepth = 16;      // arrays within arrays: a bound, not a format limit

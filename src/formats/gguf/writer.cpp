@@ -1,7 +1,8 @@
 // GGUF v3 writer, laid out as llama.cpp's gguf_write_to_file does:
 //   header, metadata, tensor infos (offset = running sum of padded sizes),
 //   zeros to the alignment, then each tensor's bytes followed by zeros to the
-//   alignment (the last tensor too).
+//   alignment (the last tensor too). A file without tensors ends after its
+//   tensor infos.
 #include "formats/gguf/writer.h"
 
 #include <algorithm>
@@ -137,7 +138,7 @@ class BufferSink {
 
 Writer::Writer(uint64_t alignment) : alignment_(alignment) {
   // A bad alignment here is the caller's bug, not untrusted input.
-  TRIT_CHECK(IsPowerOfTwo(alignment) && alignment <= UINT32_MAX);
+  TRIT_CHECK(IsPowerOfTwo(alignment) && alignment <= kMaxAlignment);
   if (alignment != kDefaultAlignment) {
     metadata_.emplace_back("general.alignment", Value(static_cast<uint32_t>(alignment)));
   }
@@ -153,6 +154,10 @@ Status Writer::SetMetadata(const std::string& key, Value value) {
     if (!IsPowerOfTwo(*v)) {
       return Error(ErrorCode::kInvalidArgument,
                    "metadata 'general.alignment' is {}, expected a non-zero power of two", *v);
+    }
+    if (*v > kMaxAlignment) {
+      return Error(ErrorCode::kInvalidArgument, "metadata 'general.alignment' is {}, more than the {} trit writes",
+                   *v, kMaxAlignment);
     }
     alignment_ = *v;
   }
@@ -255,8 +260,12 @@ Status Writer::WriteTo(Sink& sink) const {
     offset = *next;
   }
   if (Status s = sink.Write(head); !s.ok()) return s;
+  // A file without tensors has no data section and ends after its header, as
+  // llama.cpp's vocab-only files do; so its size never depends on the alignment.
   const uint64_t head_size = head.size();
-  if (Status s = sink.WriteZeros(*CheckedAlignUp(head_size, alignment_) - head_size); !s.ok()) return s;
+  if (!tensors_.empty()) {
+    if (Status s = sink.WriteZeros(*CheckedAlignUp(head_size, alignment_) - head_size); !s.ok()) return s;
+  }
   head = {};
 
   std::vector<uint8_t> data;

@@ -24,7 +24,8 @@ class Writer {
   explicit Writer(uint64_t alignment = 32);
 
   // Adds or replaces a metadata key (kept in insertion order). Setting
-  // "general.alignment" (uint32, power of two) changes the alignment.
+  // "general.alignment" (uint32, a power of two up to kMaxAlignment) changes
+  // the alignment.
   Status SetMetadata(const std::string& key, Value value);
 
   // Adds a tensor whose bytes are produced at write time by `fill`, so that a
