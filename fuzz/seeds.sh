@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Writes each fuzz target's generated seeds into OUT_DIR/<target>/: inputs made
+# from the repository's test data and the shared data, which complement the
+# committed corpus in fuzz/corpus/ (see fuzz/README.md). Used by smoke.sh and
+# campaign.sh; writes nothing into the repository.
+#
+#   fuzz/seeds.sh BUILD_DIR OUT_DIR [--copyable-only]
+#
+# BUILD_DIR holds the built make_gguf_seeds and make_model_seeds.
+# --copyable-only leaves out the shared files that may not be copied into the
+# repository (MANIFEST.md: ane/allbilly), so that a corpus grown from these
+# seeds can be committed.
+set -euo pipefail
+
+build="${1:?usage: fuzz/seeds.sh BUILD_DIR OUT_DIR [--copyable-only]}"
+out="${2:?usage: fuzz/seeds.sh BUILD_DIR OUT_DIR [--copyable-only]}"
+copyable_only=0
+[[ "${3:-}" == "--copyable-only" ]] && copyable_only=1
+repo="$(cd "$(dirname "$0")/.." && pwd)"
+shared="${TRIT_SHARED_DATA:-$repo/../shared/data}"
+mkdir -p "$out"
+
+# GGUF reader: the bundled model, llama.cpp's vocabulary GGUFs, and small
+# valid copies of them (arrays cut to 24 elements, tensors to one block).
+mkdir -p "$out/gguf_reader_fuzz"
+cp "$repo/models/stories260K.gguf" "$out/gguf_reader_fuzz/"
+if compgen -G "$shared/vocab/llama.cpp/*.gguf" > /dev/null; then
+  cp "$shared"/vocab/llama.cpp/*.gguf "$out/gguf_reader_fuzz/"
+else
+  cp "$repo"/tests/data/vocab/*.gguf "$out/gguf_reader_fuzz/"
+fi
+"$build/fuzz/make_gguf_seeds" "$out/gguf_reader_fuzz" "$out"/gguf_reader_fuzz/*.gguf
+
+# Model files: a tiny loadable model of each architecture (about 50 KB).
+mkdir -p "$out/model_load_fuzz"
+"$build/fuzz/make_model_seeds" "$out/model_load_fuzz"
+
+# Tokenizers: each test input of tests/data/vocab, with a selector byte in
+# front (which vocabulary, add_special, parse_special).
+mkdir -p "$out/tokenizer_fuzz"
+python3 - "$repo/tests/data/vocab/ggml-vocab-llama-spm.gguf.inp" "$out/tokenizer_fuzz" <<'PY'
+import sys
+cases = open(sys.argv[1], "rb").read().split(b"\n__ggml_vocab_test__\n")[:-1]
+for i, text in enumerate(cases):
+    for sel in (i % 9, 0x80 | (i % 9), 0x40 | ((i + 4) % 9)):
+        open(f"{sys.argv[2]}/case{i}-{sel:02x}", "wb").write(bytes([sel]) + text)
+PY
+
+# Chat templates: the real templates.
+mkdir -p "$out/chat_template_fuzz"
+cp "$repo"/tests/data/chat_templates/*.jinja "$out/chat_template_fuzz/"
+
+# trit serve's request bodies: a few requests of each endpoint.
+mkdir -p "$out/openai_request_fuzz"
+printf '%s' '{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"temperature":0.5,"top_p":0.9,"max_tokens":8,"stop":["x","y"],"seed":1,"stream":true,"stream_options":{"include_usage":true},"logprobs":true,"top_logprobs":2}' > "$out/openai_request_fuzz/chat.json"
+printf '%s' '{"prompt":[1,2,3],"max_completion_tokens":4,"logprobs":2,"presence_penalty":-1.5,"frequency_penalty":2,"n":1}' > "$out/openai_request_fuzz/completion.json"
+printf '%s' '{"prompt":"text","stop":"\\n","top_k":40,"ignore_eos":true}' > "$out/openai_request_fuzz/prompt.json"
+
+# llama.cpp's KL-divergence base files: two valid ones (n_ctx 4 and 6, odd and even vocabularies).
+mkdir -p "$out/logits_file_fuzz"
+python3 - "$out/logits_file_fuzz" <<'PY'
+import struct, sys
+for n_ctx, n_vocab, n_chunk in ((4, 3, 2), (6, 4, 1)):
+    rows = n_ctx - 1 - n_ctx // 2
+    words = 2 * ((n_vocab + 1) // 2) + 4
+    body = b"_logits_" + struct.pack("<3i", n_ctx, n_vocab, n_chunk)
+    body += struct.pack(f"<{n_chunk * n_ctx}i", *[i % n_vocab for i in range(n_chunk * n_ctx)])
+    record = struct.pack("<2f", 16 / 65535, -17.5) + struct.pack(f"<{words - 4}H", *range(words - 4))
+    body += record * (rows * n_chunk)
+    open(f"{sys.argv[1]}/ctx{n_ctx}-vocab{n_vocab}", "wb").write(body)
+PY
+
+# llama.cpp's importance matrices: the two files llama-imatrix wrote for the bundled model.
+mkdir -p "$out/importance_matrix_fuzz"
+cp "$repo"/tests/data/imatrix/*.imatrix.* "$out/importance_matrix_fuzz/"
+
+# Executable formats: the binfmt test fixtures (when their cross compilers
+# are installed), sorted by magic, and the ANE .hwx files (Mach-O).
+"$repo/tests/formats/binfmt/make_fixtures.sh" "$out/binfmt" >/dev/null 2>&1 || true
+mkdir -p "$out/elf_reader_fuzz" "$out/pe_reader_fuzz" "$out/macho_reader_fuzz"
+n=0
+while IFS= read -r -d '' f; do
+  n=$((n + 1))
+  case "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" in
+    7f454c46) cp "$f" "$out/elf_reader_fuzz/$n" ;;
+    4d5a*) cp "$f" "$out/pe_reader_fuzz/$n" ;;
+    cffaedfe|cefaedfe|cafebabe|cefaefbe) cp "$f" "$out/macho_reader_fuzz/$n" ;;
+  esac
+done < <(find "$out/binfmt" -type f -print0 2>/dev/null)
+rm -rf "$out/binfmt"
+
+# ANE readers (`trit hwx`): tests/data/ane and the shared .hwx and .ane files.
+mkdir -p "$out/hwx_reader_fuzz"
+cp "$repo"/tests/data/ane/*.hwx "$out/hwx_reader_fuzz/"
+while IFS= read -r -d '' f; do
+  [[ $copyable_only -eq 1 && "$f" == */allbilly/* ]] && continue
+  cp "$f" "$out/hwx_reader_fuzz/$(echo "${f#"$shared"/}" | tr '/' '_')"
+done < <(find "$shared/ane" -type f \( -name '*.hwx*' -o -name '*.ane' \) -print0 2>/dev/null)
+cp "$out"/hwx_reader_fuzz/*.hwx* "$out/macho_reader_fuzz/"
+
+# Model store text: a manifest, URLs and Hub paths.
+mkdir -p "$out/store_text_fuzz"
+printf '{"name":"stories260k","source":"https://h/s.gguf","size":1185376,"sha256":"%s","added":"2026-11-30T08:12:05Z"}' \
+  "$(printf 'a%.0s' {1..64})" > "$out/store_text_fuzz/manifest"
+printf 'hf.co/Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf' > "$out/store_text_fuzz/hub"
+printf 'https://example.com/x/Model-Q4_0.gguf?download=true' > "$out/store_text_fuzz/url"
