@@ -5,13 +5,18 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <thread>
 
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
+#include "server/api_keys.h"
 #include "server/http_server.h"
 #include "server/scheduler.h"
 #include "server/served_model.h"
@@ -29,9 +34,34 @@ struct ServeOptions {
   int32_t queue = 16;
   int64_t ctx = 0;
   std::string api_key;
+  std::string api_key_file;
   int threads = 0;
   size_t max_body = size_t{4} << 20;
 };
+
+// The keys of --api-key (or TRIT_API_KEY) and --api-key-file together.
+Expected<server::ApiKeys> LoadApiKeys(const ServeOptions& opt) {
+  std::vector<server::ApiKey> keys;
+  std::string single = opt.api_key;
+  if (single.empty()) {
+    if (const char* env = std::getenv("TRIT_API_KEY")) single = env;
+  }
+  if (!single.empty()) keys.push_back({server::DefaultKeyLabel(single), single});
+  if (!opt.api_key_file.empty()) {
+    std::ifstream in(opt.api_key_file, std::ios::binary);
+    if (!in) return Error(ErrorCode::kInvalidArgument, "--api-key-file: cannot read '{}'", opt.api_key_file);
+    std::ostringstream text;
+    text << in.rdbuf();
+    Expected<std::vector<server::ApiKey>> from_file = server::ParseApiKeyFile(text.str(), opt.api_key_file);
+    if (!from_file.ok()) return from_file.status();
+    for (server::ApiKey& k : *from_file) keys.push_back(std::move(k));
+    struct stat st{};
+    if (::stat(opt.api_key_file.c_str(), &st) == 0 && (st.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
+      fmt::print(stderr, "trit: warning: {} can be read by other users (chmod 600 it)\n", opt.api_key_file);
+    }
+  }
+  return server::ApiKeys::Create(std::move(keys));
+}
 
 int RunServe(const ServeOptions& opt) {
   std::string path = opt.model;
@@ -50,9 +80,10 @@ int RunServe(const ServeOptions& opt) {
     }
     path = *resolved;
   }
-  std::string api_key = opt.api_key;
-  if (api_key.empty()) {
-    if (const char* env = std::getenv("TRIT_API_KEY")) api_key = env;
+  Expected<server::ApiKeys> api_keys = LoadApiKeys(opt);
+  if (!api_keys.ok()) {
+    PrintError(api_keys.status().message());
+    return kExitUsage;
   }
   // SIGINT/SIGTERM are taken by one thread (sigwait) that stops the server;
   // they are blocked before any other thread starts, so all inherit that.
@@ -68,6 +99,7 @@ int RunServe(const ServeOptions& opt) {
     return model.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
   server::Metrics metrics;
+  for (const std::string& label : api_keys->labels()) metrics.DeclareKey(label);
   server::SchedulerOptions so;
   so.n_slots = opt.parallel;
   so.max_queue = opt.queue;
@@ -81,7 +113,8 @@ int RunServe(const ServeOptions& opt) {
   server::HttpOptions ho;
   ho.host = opt.host;
   ho.port = opt.port;
-  ho.api_key = api_key;
+  const size_t n_keys = api_keys->size();
+  ho.api_keys = std::move(*api_keys);
   ho.max_body_bytes = opt.max_body;
   // Every slot and queued request holds a connection while it streams;
   // more threads serve health checks and keep-alive connections beside them.
@@ -98,7 +131,9 @@ int RunServe(const ServeOptions& opt) {
   });
   fmt::print(stderr, "trit: serving {} ({}, {} slots x {} tokens, {} threads{}) at http://{}:{}\n", path,
              (*model)->prompt_builder->chat() ? "chat template" : "no chat template", opt.parallel,
-             (*scheduler)->n_ctx(), so.n_threads, api_key.empty() ? "" : ", API key required", opt.host, http.port());
+             (*scheduler)->n_ctx(), so.n_threads,
+             n_keys == 0 ? "" : n_keys == 1 ? ", API key required" : fmt::format(", {} API keys", n_keys), opt.host,
+             http.port());
   std::fflush(stderr);
   const bool ok = http.Listen();
   // Wake the stopper if Listen ended on its own (an error).
@@ -133,6 +168,10 @@ Command AddServeCommand(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber);
   app->add_option("--api-key", opt->api_key,
                   "Require 'Authorization: Bearer KEY' on every endpoint but /health and /metrics (or set TRIT_API_KEY)");
+  app->add_option("--api-key-file", opt->api_key_file,
+                  "Accept every key of this file (one per line: KEY or LABEL KEY; '#' comments); /metrics counts "
+                  "requests and tokens per label")
+      ->check(CLI::ExistingFile);
   app->add_option("-t,--threads", opt->threads, "Compute threads (0: one per hardware thread); results do not depend on it")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);
@@ -142,6 +181,7 @@ Command AddServeCommand(CLI::App& parent) {
   app->footer(
       "Examples:\n  trit serve model.gguf --parallel 8              # http://127.0.0.1:8080/v1\n"
       "  TRIT_API_KEY=secret trit serve model.gguf --host 0.0.0.0 --port 9000\n"
+      "  trit serve model.gguf --api-key-file keys.txt   # keys.txt: 'alice sk-...' per line\n"
       "  curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\\n"
       "       -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":32}'");
   return {app, [opt] { return RunServe(*opt); }};

@@ -45,11 +45,6 @@ std::string EndpointLabel(const std::string& path) {
 }
 
 // Equal-time comparison, so the key cannot be guessed byte by byte from timing.
-bool SameSecret(const std::string& a, const std::string& b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  for (size_t i = 0; i < a.size(); ++i) diff |= static_cast<unsigned char>(a[i] ^ b[i % (b.empty() ? 1 : b.size())]);
-  return diff == 0 && !b.empty();
-}
 
 }  // namespace
 
@@ -72,6 +67,14 @@ struct HttpServer::Impl {
   }
 
   void Install();
+  // The label of the request's API key; nullptr without keys or a valid one.
+  const std::string* KeyLabel(const httplib::Request& req) const {
+    if (options.api_keys.empty()) return nullptr;
+    const std::string auth = req.get_header_value("Authorization");
+    constexpr std::string_view kPrefix = "Bearer ";
+    if (!auth.starts_with(kPrefix)) return nullptr;
+    return options.api_keys.Match(std::string_view(auth).substr(kPrefix.size()));
+  }
   httplib::Server::HandlerResponse CheckAuth(const httplib::Request& req, httplib::Response& res);
   void Completion(const httplib::Request& req, httplib::Response& res, Endpoint endpoint);
   void Stream(httplib::Response& res, std::shared_ptr<RequestChannel> channel, Endpoint endpoint, ResponseInfo info,
@@ -82,14 +85,11 @@ struct HttpServer::Impl {
 
 httplib::Server::HandlerResponse HttpServer::Impl::CheckAuth(const httplib::Request& req, httplib::Response& res) {
   // Probes of load balancers and scrapers go without the key.
-  if (options.api_key.empty() || req.path == "/health" || req.path == "/metrics") {
+  if (options.api_keys.empty() || req.path == "/health" || req.path == "/metrics") {
     return httplib::Server::HandlerResponse::Unhandled;
   }
   const std::string auth = req.get_header_value("Authorization");
-  const std::string prefix = "Bearer ";
-  if (auth.starts_with(prefix) && SameSecret(auth.substr(prefix.size()), options.api_key)) {
-    return httplib::Server::HandlerResponse::Unhandled;
-  }
+  if (KeyLabel(req) != nullptr) return httplib::Server::HandlerResponse::Unhandled;
   SendError(res, MakeError(401,
                            auth.empty() ? "no API key given: send the header 'Authorization: Bearer KEY'"
                                         : "the API key given is not the server's",
@@ -131,6 +131,7 @@ void HttpServer::Impl::Install() {
   });
   http.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
     metrics.CountRequest(EndpointLabel(req.path), res.status);
+    if (const std::string* key = KeyLabel(req)) metrics.CountKeyRequest(*key);
   });
 
   http.Post("/v1/chat/completions", [this](const httplib::Request& req, httplib::Response& res) {
@@ -206,7 +207,8 @@ void HttpServer::Impl::Completion(const httplib::Request& req, httplib::Response
                                     "invalid_request_error", "context_length_exceeded", prompt_param));
   }
   const bool logprobs = cr.params.top_logprobs >= 0;
-  Submission sub = scheduler.Submit(std::move(prompt), cr.params);
+  const std::string* key = KeyLabel(req);
+  Submission sub = scheduler.Submit(std::move(prompt), cr.params, key != nullptr ? *key : std::string());
   if (sub.result == SubmitResult::kQueueFull) {
     res.set_header("Retry-After", "1");
     return SendError(res, MakeError(429, sub.message, "rate_limit_error", "server_busy"));

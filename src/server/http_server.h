@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "server/api_keys.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
 #include "server/served_model.h"
@@ -17,7 +18,7 @@ namespace trit::server {
 struct HttpOptions {
   std::string host = "127.0.0.1";
   int port = 8080;                          // 0: any free port (port() says which)
-  std::string api_key;                      // "": no key needed
+  ApiKeys api_keys;                         // none: no key needed
   size_t max_body_bytes = size_t{4} << 20;  // larger bodies get 413
   int n_http_threads = 32;                  // connections served at once
 };

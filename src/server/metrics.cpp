@@ -35,10 +35,25 @@ void Metrics::CountRequest(const std::string& endpoint, int status) {
   ++requests_[{endpoint, status}];
 }
 
-void Metrics::AddTokens(int64_t n_prompt, int64_t n_generated) {
+void Metrics::DeclareKey(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  keys_.try_emplace(key);
+}
+
+void Metrics::CountKeyRequest(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++keys_[key].requests;
+}
+
+void Metrics::AddTokens(int64_t n_prompt, int64_t n_generated, const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
   prompt_tokens_ += static_cast<uint64_t>(n_prompt);
   generated_tokens_ += static_cast<uint64_t>(n_generated);
+  if (!key.empty()) {
+    KeyCounters& k = keys_[key];
+    k.prompt_tokens += static_cast<uint64_t>(n_prompt);
+    k.generated_tokens += static_cast<uint64_t>(n_generated);
+  }
 }
 
 void Metrics::ObserveTimeToFirstToken(double seconds) {
@@ -65,6 +80,22 @@ std::string Metrics::Render(const Gauges& gauges) const {
   out += "# HELP trit_generated_tokens_total Tokens generated.\n";
   out += "# TYPE trit_generated_tokens_total counter\n";
   out += fmt::format("trit_generated_tokens_total {}\n", generated_tokens_);
+  if (!keys_.empty()) {
+    // By the label of the API key (never the key itself).
+    out += "# HELP trit_key_requests_total HTTP requests answered, by API key label.\n";
+    out += "# TYPE trit_key_requests_total counter\n";
+    for (const auto& [key, c] : keys_) out += fmt::format("trit_key_requests_total{{key=\"{}\"}} {}\n", key, c.requests);
+    out += "# HELP trit_key_prompt_tokens_total Prompt tokens of finished generation requests, by API key label.\n";
+    out += "# TYPE trit_key_prompt_tokens_total counter\n";
+    for (const auto& [key, c] : keys_) {
+      out += fmt::format("trit_key_prompt_tokens_total{{key=\"{}\"}} {}\n", key, c.prompt_tokens);
+    }
+    out += "# HELP trit_key_generated_tokens_total Tokens generated, by API key label.\n";
+    out += "# TYPE trit_key_generated_tokens_total counter\n";
+    for (const auto& [key, c] : keys_) {
+      out += fmt::format("trit_key_generated_tokens_total{{key=\"{}\"}} {}\n", key, c.generated_tokens);
+    }
+  }
   out += "# HELP trit_time_to_first_token_seconds From a request's arrival in the queue to its first token.\n";
   out += "# TYPE trit_time_to_first_token_seconds histogram\n";
   ttft_.Render("trit_time_to_first_token_seconds", &out);

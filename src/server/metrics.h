@@ -36,7 +36,12 @@ class Metrics {
  public:
   Metrics();
   void CountRequest(const std::string& endpoint, int status);
-  void AddTokens(int64_t n_prompt, int64_t n_generated);
+  // Lists an API key's label in /metrics before its first request.
+  void DeclareKey(const std::string& key);
+  // A request that came with the API key labelled `key` (never the key).
+  void CountKeyRequest(const std::string& key);
+  // `key`: the label of the request's API key, "" for none.
+  void AddTokens(int64_t n_prompt, int64_t n_generated, const std::string& key = "");
   void ObserveTimeToFirstToken(double seconds);
   void ObserveTokenLatency(double seconds);
 
@@ -47,6 +52,12 @@ class Metrics {
   std::map<std::pair<std::string, int>, uint64_t> requests_;
   uint64_t prompt_tokens_ = 0;
   uint64_t generated_tokens_ = 0;
+  struct KeyCounters {
+    uint64_t requests = 0;
+    uint64_t prompt_tokens = 0;
+    uint64_t generated_tokens = 0;
+  };
+  std::map<std::string, KeyCounters> keys_;
   Histogram ttft_;
   Histogram token_latency_;
 };

@@ -96,7 +96,7 @@ Gauges Scheduler::gauges() const {
   return {static_cast<int64_t>(pending_.size()), active_count_, static_cast<int64_t>(slots_.size())};
 }
 
-Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams params) {
+Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams params, std::string key_label) {
   Submission out;
   if (prompt.empty()) {
     out.message = "the prompt is empty (no tokens)";
@@ -111,6 +111,7 @@ Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams param
   job->params = std::move(params);
   job->channel = std::make_shared<RequestChannel>();
   job->arrived = Clock::now();
+  job->key_label = std::move(key_label);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stop_ || !running_) {
@@ -315,7 +316,7 @@ void Scheduler::Finish(Slot& slot, FinishReason reason, const std::string& error
     (void)slot.stops->Append(slot.decoder->Flush());
     e.text = slot.stops->Take(/*final=*/true);
   }
-  metrics_->AddTokens(e.n_prompt, e.n_generated);
+  metrics_->AddTokens(e.n_prompt, e.n_generated, slot.job->key_label);
   slot.job->channel->Push(std::move(e));
   slot.job.reset();
   slot.sampler.reset();

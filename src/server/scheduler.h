@@ -54,7 +54,8 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Queues a request. kInvalid: empty prompt or longer than the context.
-  Submission Submit(std::vector<int32_t> prompt, GenerationParams params);
+  // `key_label`: the API key it came with ("" for none), for /metrics.
+  Submission Submit(std::vector<int32_t> prompt, GenerationParams params, std::string key_label = "");
   // Ends the thread; requests still queued or running end with an error event.
   void Stop();
 
@@ -69,6 +70,7 @@ class Scheduler {
     GenerationParams params;
     std::shared_ptr<RequestChannel> channel;
     std::chrono::steady_clock::time_point arrived;
+    std::string key_label;
   };
   struct Slot;
 

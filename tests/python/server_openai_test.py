@@ -5,6 +5,7 @@ concurrent streams, and the same answer for the same seed alone or beside
 seven other requests. The model is written at test time: a real vocabulary
 (llama SentencePiece) and chat template (zephyr) with random weights."""
 import argparse
+import hashlib
 import http.client
 import json
 import os
@@ -304,6 +305,49 @@ class QueueTest(unittest.TestCase):
                 self.assertLess(generated, 1024, "the disconnected request kept generating")
             finally:
                 self.assertEqual(server.stop(), 0)
+
+
+class ApiKeyFileTest(unittest.TestCase):
+    """Several keys from --api-key-file: each is accepted, a wrong one gets
+    401, and /metrics counts requests and tokens by each key's label; no key
+    appears in a reply, in /metrics or in the server's log."""
+
+    def test_keys_from_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(tmp, "k.gguf"))
+            keys = os.path.join(tmp, "keys.txt")
+            with open(keys, "w") as f:
+                f.write("# two clients\nalice sk-alice-111\n\nsk-anon-222\n")
+            os.chmod(keys, 0o600)
+            server = TritServer(ARGS.trit, model, "--parallel", "2", "--ctx", "256", "--threads", "1",
+                                "--api-key-file", keys)
+            try:
+                server.wait_healthy()
+                for key in ("sk-alice-111", "sk-anon-222"):
+                    client = openai.OpenAI(base_url=server.url + "/v1", api_key=key, max_retries=0, timeout=30)
+                    r = client.chat.completions.create(model="k", messages=[{"role": "user", "content": "hi"}],
+                                                       max_tokens=3)
+                    self.assertEqual(len(r.choices), 1)
+                body = json.dumps({"messages": [{"role": "user", "content": "hi"}], "max_tokens": 1})
+                status, _, data = raw_request(server.port, "POST", "/v1/chat/completions", body=body,
+                                              headers={"Authorization": "Bearer sk-alice-11"})
+                self.assertEqual(status, 401)
+                assert_openai_error(self, data, "invalid_api_key")
+                self.assertNotIn(b"sk-", data)
+                with urllib.request.urlopen(server.url + "/metrics", timeout=10) as m:
+                    metrics = m.read().decode()
+                anon = "key-" + hashlib.sha256(b"sk-anon-222").hexdigest()[:8]
+                self.assertIn('trit_key_requests_total{key="alice"} 1\n', metrics)
+                self.assertIn(f'trit_key_requests_total{{key="{anon}"}} 1\n', metrics)
+                self.assertRegex(metrics, r'trit_key_generated_tokens_total\{key="alice"\} [1-3]\n')
+                self.assertRegex(metrics, r'trit_key_prompt_tokens_total\{key="alice"\} [1-9]')
+                self.assertNotIn("sk-", metrics)
+            finally:
+                self.assertEqual(server.stop(), 0)
+            log = "".join(server.stderr_lines) + server.proc.stderr.read()
+            server.proc.stderr.close()
+            self.assertIn("2 API keys", log)
+            self.assertNotIn("sk-", log)
 
 
 if __name__ == "__main__":
