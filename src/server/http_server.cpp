@@ -207,8 +207,11 @@ void HttpServer::Impl::Completion(const httplib::Request& req, httplib::Response
                                     "invalid_request_error", "context_length_exceeded", prompt_param));
   }
   const bool logprobs = cr.params.top_logprobs >= 0;
+  // Who sent it, for the scheduler's fairness between clients: its API key,
+  // or without keys its address (every connection of one host is one client).
   const std::string* key = KeyLabel(req);
-  Submission sub = scheduler.Submit(std::move(prompt), cr.params, key != nullptr ? *key : std::string());
+  Submission sub = scheduler.Submit(std::move(prompt), cr.params, key != nullptr ? *key : std::string(),
+                                    key != nullptr ? "key " + *key : "address " + req.remote_addr);
   if (sub.result == SubmitResult::kQueueFull) {
     res.set_header("Retry-After", "1");
     return SendError(res, MakeError(429, sub.message, "rate_limit_error", "server_busy"));
@@ -230,6 +233,10 @@ void HttpServer::Impl::Completion(const httplib::Request& req, httplib::Response
       text += e.text;
       for (TokenLogprob& t : e.logprobs) all_logprobs.push_back(std::move(t));
       if (!e.done) continue;
+      if (e.finish == FinishReason::kDisplaced) {
+        res.set_header("Retry-After", "1");
+        return SendError(res, MakeError(429, e.error, "rate_limit_error", "server_busy"));
+      }
       if (e.finish == FinishReason::kError) {
         return SendError(res, MakeError(500, e.error, "server_error", "generation_failed"));
       }
@@ -269,8 +276,11 @@ void HttpServer::Impl::Stream(httplib::Response& res, std::shared_ptr<RequestCha
           return true;
         }
         for (const Event& e : events) {
-          if (e.done && e.finish == FinishReason::kError) {
-            send(ErrorBody(MakeError(500, e.error, "server_error", "generation_failed")));
+          if (e.done && (e.finish == FinishReason::kError || e.finish == FinishReason::kDisplaced)) {
+            // The stream has begun (status 200); the error comes as an event.
+            send(ErrorBody(e.finish == FinishReason::kDisplaced
+                               ? MakeError(429, e.error, "rate_limit_error", "server_busy")
+                               : MakeError(500, e.error, "server_error", "generation_failed")));
             send("[DONE]");
             sink.done();
             state->finished = true;

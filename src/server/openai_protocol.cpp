@@ -255,7 +255,8 @@ const char* FinishReasonName(FinishReason reason) {
     case FinishReason::kStop: return "stop";
     case FinishReason::kLength: return "length";
     case FinishReason::kCancelled: return "cancelled";
-    case FinishReason::kError: return "error";
+    case FinishReason::kError:
+    case FinishReason::kDisplaced: return "error";
     case FinishReason::kNone: break;
   }
   return "";

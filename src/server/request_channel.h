@@ -30,7 +30,9 @@ struct TokenLogprob {
   std::vector<std::pair<std::string, float>> top;  // most likely alternatives, best first
 };
 
-enum class FinishReason { kNone, kStop, kLength, kCancelled, kError };
+// kDisplaced: taken out of the queue, before it started, for another
+// client's request (Scheduler::Submit's fairness rule); the client may retry.
+enum class FinishReason { kNone, kStop, kLength, kCancelled, kError, kDisplaced };
 
 // One piece of an answer. The last event of a request has done = true.
 struct Event {

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
+#include <map>
 #include <numeric>
+#include <string_view>
 
 #include "base/check.h"
 #include "server/stop_matcher.h"
@@ -96,7 +99,8 @@ Gauges Scheduler::gauges() const {
   return {static_cast<int64_t>(pending_.size()), active_count_, static_cast<int64_t>(slots_.size())};
 }
 
-Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams params, std::string key_label) {
+Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams params, std::string key_label,
+                             std::string client) {
   Submission out;
   if (prompt.empty()) {
     out.message = "the prompt is empty (no tokens)";
@@ -112,6 +116,7 @@ Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams param
   job->channel = std::make_shared<RequestChannel>();
   job->arrived = Clock::now();
   job->key_label = std::move(key_label);
+  job->client = std::move(client);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     if (stop_ || !running_) {
@@ -122,10 +127,23 @@ Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams param
     // Free slots take requests at the next step; only requests beyond them wait.
     const int64_t waiting = static_cast<int64_t>(pending_.size()) + active_count_ - n_slots();
     if (waiting >= options_.max_queue) {
-      out.result = SubmitResult::kQueueFull;
-      out.message = fmt::format("all {} slots are busy and {} requests are waiting; retry later", n_slots(),
-                                options_.max_queue);
-      return out;
+      const bool has_queued = std::any_of(pending_.begin(), pending_.end(),
+                                          [&](const std::unique_ptr<Job>& j) { return j->client == job->client; });
+      auto victim = has_queued ? pending_.end() : DisplaceableJob();
+      if (victim == pending_.end()) {
+        out.result = SubmitResult::kQueueFull;
+        out.message = fmt::format("all {} slots are busy and {} requests are waiting; retry later", n_slots(),
+                                  options_.max_queue);
+        return out;
+      }
+      Event e;
+      e.done = true;
+      e.finish = FinishReason::kDisplaced;
+      e.error = fmt::format("all {} slots are busy and this request gave its place in the queue to another "
+                            "client's (one client may not hold the whole queue); retry later",
+                            n_slots());
+      (*victim)->channel->Push(std::move(e));
+      pending_.erase(victim);
     }
     out.channel = job->channel;
     pending_.push_back(std::move(job));
@@ -143,10 +161,13 @@ void Scheduler::Loop() {
       if (stop_) break;
       for (auto& slot : slots_) {
         if (slot->job == nullptr && !pending_.empty()) {
-          std::unique_ptr<Job> job = std::move(pending_.front());
-          pending_.pop_front();
+          auto next = NextJob();
+          std::unique_ptr<Job> job = std::move(*next);
+          pending_.erase(next);
+          last_served_[job->client] = admissions_++;
           ++active_count_;
           Admit(std::move(job), slot->seq);
+          ForgetIdleClients();
         }
       }
     }
@@ -169,6 +190,53 @@ void Scheduler::Loop() {
   for (auto& slot : slots_) {
     if (slot->job != nullptr) Finish(*slot, FinishReason::kError, "the server is shutting down");
   }
+}
+
+std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::DisplaceableJob() {
+  std::map<std::string_view, int> queued;
+  for (const auto& j : pending_) ++queued[j->client];
+  std::string_view most;
+  int most_count = 1;
+  for (const auto& [client, n] : queued) {
+    if (n > most_count) most = client, most_count = n;
+  }
+  if (most_count < 2) return pending_.end();
+  for (auto it = pending_.end(); it != pending_.begin();) {
+    --it;
+    if ((*it)->client == most) return it;
+  }
+  return pending_.end();
+}
+
+void Scheduler::ForgetIdleClients() {
+  // Only clients with a queued or running request are remembered, so the map
+  // stays as small as the queue and the slots.
+  for (auto it = last_served_.begin(); it != last_served_.end();) {
+    const std::string& client = it->first;
+    const bool queued = std::any_of(pending_.begin(), pending_.end(),
+                                    [&](const std::unique_ptr<Job>& j) { return j->client == client; });
+    const bool running = std::any_of(slots_.begin(), slots_.end(),
+                                     [&](const auto& slot) { return slot->job != nullptr && slot->job->client == client; });
+    it = queued || running ? std::next(it) : last_served_.erase(it);
+  }
+}
+
+std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::NextJob() {
+  std::map<std::string_view, int> active;
+  for (const auto& slot : slots_) {
+    if (slot->job != nullptr) ++active[slot->job->client];
+  }
+  auto best = pending_.begin();
+  std::pair<int, uint64_t> best_key{INT_MAX, 0};
+  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    const auto a = active.find((*it)->client);
+    const auto served = last_served_.find((*it)->client);
+    // Never served sorts before served first (0 before 1 + the admission count).
+    const std::pair<int, uint64_t> key{a == active.end() ? 0 : a->second,
+                                       served == last_served_.end() ? 0 : 1 + served->second};
+    if (key < best_key) best = it, best_key = key;  // strict: the earliest among equals
+  }
+  return best;
 }
 
 void Scheduler::Admit(std::unique_ptr<Job> job, int32_t seq) {

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,7 +56,18 @@ class Scheduler {
 
   // Queues a request. kInvalid: empty prompt or longer than the context.
   // `key_label`: the API key it came with ("" for none), for /metrics.
-  Submission Submit(std::vector<int32_t> prompt, GenerationParams params, std::string key_label = "");
+  // `client`: who sent it (its API key, or its address without keys), for
+  // fairness between clients:
+  //  - a free slot goes to the waiting request whose client holds the fewest
+  //    slots now; among those, to the client served longest ago (or never),
+  //    and of its requests to the one that came first;
+  //  - when the queue is full, a request from a client with nothing queued
+  //    takes the place of the newest queued request of the client with the
+  //    most queued (two or more); that one ends with kDisplaced. Otherwise
+  //    the newcomer gets kQueueFull.
+  // So a client that opens 100 streams cannot starve one that opens 1.
+  Submission Submit(std::vector<int32_t> prompt, GenerationParams params, std::string key_label = "",
+                    std::string client = "");
   // Ends the thread; requests still queued or running end with an error event.
   void Stop();
 
@@ -71,6 +83,7 @@ class Scheduler {
     std::shared_ptr<RequestChannel> channel;
     std::chrono::steady_clock::time_point arrived;
     std::string key_label;
+    std::string client;
   };
   struct Slot;
 
@@ -78,6 +91,14 @@ class Scheduler {
             std::unique_ptr<runtime::Session> session);
   void Loop();
   void Admit(std::unique_ptr<Job> job, int32_t seq);
+  // With mutex_ held: the queued job of the client with the most queued
+  // jobs (at least two), its newest; pending_.end() if none.
+  std::deque<std::unique_ptr<Job>>::iterator DisplaceableJob();
+  // With mutex_ held: the queued job the next free slot takes.
+  std::deque<std::unique_ptr<Job>>::iterator NextJob();
+  // With mutex_ held: drops last_served_ entries of clients with nothing
+  // queued or running.
+  void ForgetIdleClients();
   void Step();
   // `token` was sampled from `logits` by the slot's sampler.
   void HandleToken(Slot& slot, std::span<const float> logits, int32_t token);
@@ -92,6 +113,10 @@ class Scheduler {
   mutable std::mutex mutex_;  // guards pending_, stop_, active_count_
   std::condition_variable wake_;
   std::deque<std::unique_ptr<Job>> pending_;
+  // When each client with a queued or running request last got a slot (a
+  // count of admissions), for NextJob; guarded by mutex_.
+  std::map<std::string, uint64_t> last_served_;
+  uint64_t admissions_ = 0;
   bool stop_ = false;
   bool running_ = false;
   int64_t active_count_ = 0;

@@ -350,6 +350,66 @@ class ApiKeyFileTest(unittest.TestCase):
             self.assertNotIn("sk-", log)
 
 
+class FairnessTest(unittest.TestCase):
+    """Two API keys are two clients: one that holds the slot and fills the
+    queue cannot keep the other out. The other's request takes the place of
+    the first client's newest queued one, which gets 429 with Retry-After,
+    and is served next."""
+
+    def test_a_full_queue_makes_room_for_another_client(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(tmp, "f.gguf"))
+            keys = os.path.join(tmp, "keys.txt")
+            with open(keys, "w") as f:
+                f.write("busy sk-busy\nother sk-other\n")
+            os.chmod(keys, 0o600)
+            server = TritServer(ARGS.trit, model, "--parallel", "1", "--queue", "2", "--ctx", "2048",
+                                "--threads", "1", "--api-key-file", keys)
+            try:
+                server.wait_healthy()
+                busy = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-busy", max_retries=0, timeout=60)
+                other = openai.OpenAI(base_url=server.url + "/v1", api_key="sk-other", max_retries=0, timeout=60)
+                hold = busy.chat.completions.create(model="f", messages=[{"role": "user", "content": "go"}],
+                                                    stream=True, extra_body={"ignore_eos": True})
+                it = iter(hold)
+                next(it)  # busy holds the slot
+                results = {}
+
+                def queued(name):
+                    try:
+                        busy.chat.completions.create(model="f", messages=[{"role": "user", "content": name}],
+                                                     max_tokens=2)
+                        results[name] = "ok"
+                    except openai.RateLimitError as e:
+                        results[name] = ("429", e.response.headers.get("retry-after"))
+
+                threads = [threading.Thread(target=queued, args=(n,)) for n in ("q1", "q2")]
+                for t in threads:
+                    t.start()
+                    time.sleep(0.3)  # q1 queued before q2
+                with self.assertRaises(openai.RateLimitError):  # busy's queue share is used up
+                    busy.chat.completions.create(model="f", messages=[{"role": "user", "content": "x"}],
+                                                 max_tokens=2)
+                answer = {}
+
+                def other_request():
+                    answer["r"] = other.chat.completions.create(
+                        model="f", messages=[{"role": "user", "content": "me too"}], max_tokens=2)
+
+                t_other = threading.Thread(target=other_request)
+                t_other.start()
+                threads[1].join(timeout=30)
+                self.assertEqual(results.get("q2"), ("429", "1"))  # the newest of busy's queued gave way
+                hold.close()  # busy's stream ends; the slot frees
+                t_other.join(timeout=60)
+                threads[0].join(timeout=60)
+                self.assertEqual(len(answer["r"].choices), 1)
+                self.assertEqual(results.get("q1"), "ok")
+            finally:
+                self.assertEqual(server.stop(), 0)
+            server.proc.stderr.close()
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser()
     p.add_argument("--trit", required=True)

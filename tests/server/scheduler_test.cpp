@@ -109,6 +109,47 @@ TEST(SchedulerTest, QueueFullAndCancellationFreesTheSlot) {
   EXPECT_EQ(Collect(*waiting.channel).n_generated, 4);
 }
 
+TEST(SchedulerTest, AClientWithManyRequestsCannotStarveOneWithOne) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s =
+      Scheduler::Create(m, {.n_slots = 1, .n_ctx = 2048, .n_threads = 1, .max_queue = 3}, &metrics);
+  ASSERT_TRUE(s.ok());
+  // Client "busy" takes the slot and fills the queue.
+  Submission running = (*s)->Submit(Prompt(m, "a"), Params(1, -1), "", "busy");
+  ASSERT_EQ(running.result, SubmitResult::kAccepted);
+  std::vector<Submission> queued;
+  for (uint64_t seed = 2; seed <= 4; ++seed) {
+    queued.push_back((*s)->Submit(Prompt(m, "b"), Params(seed, 200), "", "busy"));
+    ASSERT_EQ(queued.back().result, SubmitResult::kAccepted);
+  }
+  EXPECT_EQ((*s)->Submit(Prompt(m, "c"), Params(9, 2), "", "busy").result, SubmitResult::kQueueFull);
+
+  // Client "one" still gets in: busy's newest queued request gives way.
+  Submission one = (*s)->Submit(Prompt(m, "d"), Params(5, 2), "", "one");
+  ASSERT_EQ(one.result, SubmitResult::kAccepted);
+  const Answer displaced = Collect(*queued.back().channel);
+  EXPECT_EQ(displaced.finish, FinishReason::kDisplaced);
+  EXPECT_EQ(displaced.n_generated, 0);
+  // A second request of "one" does not displace anything more: it has one queued.
+  EXPECT_EQ((*s)->Submit(Prompt(m, "e"), Params(6, 2), "", "one").result, SubmitResult::kQueueFull);
+
+  // When the slot frees, "one" goes before busy's older requests: neither
+  // holds a slot then, and busy was served last.
+  running.channel->Cancel();
+  EXPECT_EQ(Collect(*running.channel).finish, FinishReason::kCancelled);
+  EXPECT_EQ(Collect(*one.channel).n_generated, 2);
+  // Busy's oldest queued request (200 tokens) had not run before it: had it
+  // gone first, it would be finished by now.
+  bool finished_before = false;
+  for (const Event& e : queued[0].channel->Wait(std::chrono::milliseconds(0))) finished_before |= e.done;
+  EXPECT_FALSE(finished_before);
+  if (!finished_before) {
+    EXPECT_EQ(Collect(*queued[0].channel).n_generated, 200);
+  }
+  EXPECT_EQ(Collect(*queued[1].channel).n_generated, 200);
+}
+
 TEST(SchedulerTest, RefusesEmptyAndTooLongPrompts) {
   const ServedModel& m = TestModel();
   Metrics metrics;
