@@ -44,8 +44,6 @@ std::string EndpointLabel(const std::string& path) {
   return "other";
 }
 
-// Equal-time comparison, so the key cannot be guessed byte by byte from timing.
-
 }  // namespace
 
 struct HttpServer::Impl {
