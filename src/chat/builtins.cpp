@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
@@ -107,7 +108,16 @@ Value AttributePath(const Value& item, const std::string& path, SourcePos pos) {
   Value v = item;
   for (const std::string& part : py::Split(path, std::string("."), -1)) {
     const bool numeric = !part.empty() && std::all_of(part.begin(), part.end(), [](char c) { return c >= '0' && c <= '9'; });
-    v = numeric ? GetItem(v, Value::Int(std::stoll(part)), pos) : GetAttribute(v, part, pos);
+    if (!numeric) {
+      v = GetAttribute(v, part, pos);
+      continue;
+    }
+    int64_t index = 0;
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), index);
+    if (error != std::errc() || end != part.data() + part.size()) {
+      Fail(pos, "attribute path index '" + part + "' is too large");
+    }
+    v = GetItem(v, Value::Int(index), pos);
   }
   return v;
 }

@@ -476,12 +476,7 @@ class Parser {
       case TokenKind::kInteger: {
         Advance();
         auto e = std::make_unique<Expr>(Expr::Kind::kLiteral, tok.pos);
-        int64_t v = 0;
-        for (char c : tok.text) {
-          if (v > (INT64_MAX - (c - '0')) / 10) throw TemplateError(tok.pos, "integer literal too large");
-          v = v * 10 + (c - '0');
-        }
-        e->literal = Value::Int(v);
+        e->literal = Value::Int(IntegerValue(tok));
         return Finish(std::move(e));
       }
       case TokenKind::kFloat: {
@@ -546,6 +541,16 @@ class Parser {
     return Node(Expr::Kind::kTuple, pos, std::move(items));
   }
 
+  // An integer token's value; a TemplateError when it does not fit int64.
+  static int64_t IntegerValue(const Token& tok) {
+    int64_t v = 0;
+    for (char c : tok.text) {
+      if (v > (INT64_MAX - (c - '0')) / 10) throw TemplateError(tok.pos, "integer literal too large");
+      v = v * 10 + (c - '0');
+    }
+    return v;
+  }
+
   ExprPtr ParsePostfix(ExprPtr node) {
     while (true) {
       if (IsOp(".")) {
@@ -553,7 +558,9 @@ class Parser {
         Advance();
         if (Cur().kind == TokenKind::kInteger) {
           auto index = std::make_unique<Expr>(Expr::Kind::kLiteral, Cur().pos);
-          index->literal = Value::Int(std::stoll(Cur().text));
+          // Checked like any literal: `m.55555555555555555555` once threw
+          // std::out_of_range out of the parser (found by chat_template_fuzz).
+          index->literal = Value::Int(IntegerValue(Cur()));
           Advance();
           std::vector<ExprPtr> args;
           args.push_back(std::move(node));

@@ -70,6 +70,13 @@ TEST(ChatEvaluator, StringMethodsAndFilters) {
             "1 2 [1, 2]");
 }
 
+TEST(ChatEvaluator, HugeAttributePathIndexIsAnError) {
+  // The same std::stoll as the parser's, in map(attribute=...) paths.
+  EXPECT_EQ(ErrorOf("{{ msgs | map(attribute='99999999999999999999') | list }}"),
+            "attribute path index '99999999999999999999' is too large");
+  EXPECT_EQ(RenderSource("{{ msgs | map(attribute='role.0') | list }}"), "['s', 'u']");
+}
+
 TEST(ChatEvaluator, ToJsonMatchesHfJsonDumps) {
   EXPECT_EQ(RenderSource("{{ {'a': [1, 2.5, true, none], 'b': 'é\"\n'} | tojson }}"),
             "{\"a\": [1, 2.5, true, null], \"b\": \"é\\\"\\n\"}");

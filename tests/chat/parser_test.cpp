@@ -76,6 +76,16 @@ TEST(ChatParser, ErrorsNamePositionAndExpectation) {
   EXPECT_EQ(error("{% for x %}{% endfor %}"), "1:10 expected 'in' after the loop variables, found '%}'");
 }
 
+TEST(ChatParser, HugeIntegersAreRefusedNotACrash) {
+  // chat_template_fuzz's finding: a huge integer after '.' threw
+  // std::out_of_range from std::stoll, out of the parser (a terminate).
+  for (const char* source : {"{%if(m.555555555555555555555)%}", "{{ m.99999999999999999999 }}",
+                             "{{ 99999999999999999999 }}"}) {
+    EXPECT_THROW(Parse(Tokenize(source)), TemplateError) << source;
+  }
+  EXPECT_NO_THROW(Parse(Tokenize("{{ m.9223372036854775807 }}")));  // INT64_MAX still fits
+}
+
 TEST(ChatParser, DeepNestingIsRefusedNotACrash) {
   EXPECT_THROW(Parse(Tokenize("{{ " + std::string(300, '(') + "a" + std::string(300, ')') + " }}")), TemplateError);
   std::string chain = "{{ a";
