@@ -13,28 +13,31 @@
 #   --work DIR          where corpora, findings and logs live (default
 #                       $TRIT_FUZZ_WORK or ~/.cache/trit-fuzz; outside the repo)
 #   --save-corpus       afterwards, merge each target's corpus into
-#                       fuzz/corpus/TARGET, minimized (libFuzzer -merge=1,
-#                       inputs up to --save-max-len bytes, default 4096)
+#                       fuzz/corpus/TARGET, minimized (libFuzzer
+#                       -set_cover_merge=1: a small set of inputs with the
+#                       same features; each cut to --save-max-len bytes,
+#                       default 1024)
 #
 # The corpus in WORK/TARGET/corpus is kept between campaigns, so coverage
 # accumulates. A crash, leak, out-of-memory (over 2 GiB) or timeout (over 25 s
 # for one input) stops libFuzzer; the campaign minimizes the input, saves it
 # in WORK/TARGET/findings/ with a line saying how to reproduce it, and goes on
-# fuzzing that target for the rest of its time (up to 5 findings a target).
+# fuzzing that target for the rest of its time (it stops when the same bug
+# comes back, or after 5 findings).
 # The closing table: target, inputs run, coverage (edges and features),
 # corpus size, executions a second, findings. Exits non-zero when anything
 # was found.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; }
 
 seconds=600
 runs=0
 jobs=1
 work="${TRIT_FUZZ_WORK:-$HOME/.cache/trit-fuzz}"
 save_corpus=0
-save_max_len=4096
+save_max_len=1024
 targets=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
@@ -160,8 +163,10 @@ campaign_target() {
 }
 
 echo "campaign: ${#targets[@]} target(s), ${seconds}s each$runs_note, $jobs at once; work in $work" >&2
+# 0 seconds: no fuzzing, no table (merging an existing corpus with --save-corpus).
+[[ "$seconds" -eq 0 ]] && targets_to_run=() || targets_to_run=("${targets[@]}")
 running=0
-for target in "${targets[@]}"; do
+for target in "${targets_to_run[@]}"; do
   if [[ "$running" -ge "$jobs" ]]; then
     wait -n || true
     running=$((running - 1))
@@ -178,7 +183,7 @@ if [[ "$save_corpus" -eq 1 ]]; then
     rm -rf "$merged"
     mkdir -p "$merged" "$dest"
     mapfile -t options < <(fuzz_options "$target" | grep -v '^-max_len=')
-    "$FUZZ_BUILD/fuzz/$target" "${options[@]}" -merge=1 -max_len="$save_max_len" -rss_limit_mb=2048 \
+    "$FUZZ_BUILD/fuzz/$target" "${options[@]}" -set_cover_merge=1 -max_len="$save_max_len" -rss_limit_mb=2048 \
       "$merged" "$dest" "$work/$target/corpus" > "$work/$target/logs/merge.log" 2>&1
     rm -rf "$dest"
     mv "$merged" "$dest"
@@ -187,6 +192,7 @@ if [[ "$save_corpus" -eq 1 ]]; then
   done
 fi
 
+[[ "$seconds" -eq 0 ]] && exit 0
 echo
 echo "Campaign of $started, ${seconds} s a target$runs_note, $jobs at once, $(uname -m), $(nproc) CPUs:"
 echo
