@@ -307,6 +307,15 @@ class QueueTest(unittest.TestCase):
                 self.assertEqual(server.stop(), 0)
 
 
+def write_key_file(directory, text):
+    """An --api-key-file readable by its owner only, as the docs advise."""
+    path = os.path.join(directory, "keys.txt")
+    with open(path, "w") as f:
+        f.write(text)
+    os.chmod(path, 0o600)
+    return path
+
+
 class ApiKeyFileTest(unittest.TestCase):
     """Several keys from --api-key-file: each is accepted, a wrong one gets
     401, and /metrics counts requests and tokens by each key's label; no key
@@ -315,10 +324,7 @@ class ApiKeyFileTest(unittest.TestCase):
     def test_keys_from_file(self):
         with tempfile.TemporaryDirectory() as tmp:
             model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(tmp, "k.gguf"))
-            keys = os.path.join(tmp, "keys.txt")
-            with open(keys, "w") as f:
-                f.write("# two clients\nalice sk-alice-111\n\nsk-anon-222\n")
-            os.chmod(keys, 0o600)
+            keys = write_key_file(tmp, "# two clients\nalice sk-alice-111\n\nsk-anon-222\n")
             server = TritServer(ARGS.trit, model, "--parallel", "2", "--ctx", "256", "--threads", "1",
                                 "--api-key-file", keys)
             try:
@@ -359,10 +365,7 @@ class FairnessTest(unittest.TestCase):
     def test_a_full_queue_makes_room_for_another_client(self):
         with tempfile.TemporaryDirectory() as tmp:
             model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(tmp, "f.gguf"))
-            keys = os.path.join(tmp, "keys.txt")
-            with open(keys, "w") as f:
-                f.write("busy sk-busy\nother sk-other\n")
-            os.chmod(keys, 0o600)
+            keys = write_key_file(tmp, "busy sk-busy\nother sk-other\n")
             server = TritServer(ARGS.trit, model, "--parallel", "1", "--queue", "2", "--ctx", "2048",
                                 "--threads", "1", "--api-key-file", keys)
             try:
