@@ -386,10 +386,19 @@ class FairnessTest(unittest.TestCase):
                     except openai.RateLimitError as e:
                         results[name] = ("429", e.response.headers.get("retry-after"))
 
+                def wait_queue_depth(depth):
+                    deadline = time.monotonic() + 30
+                    while time.monotonic() < deadline:
+                        with urllib.request.urlopen(server.url + "/metrics", timeout=10) as m:
+                            if f"trit_queue_depth {depth}\n" in m.read().decode():
+                                return
+                        time.sleep(0.02)
+                    self.fail(f"the queue never held {depth} requests")
+
                 threads = [threading.Thread(target=queued, args=(n,)) for n in ("q1", "q2")]
-                for t in threads:
+                for depth, t in enumerate(threads, start=1):
                     t.start()
-                    time.sleep(0.3)  # q1 queued before q2
+                    wait_queue_depth(depth)  # q1 queued before q2, both before what follows
                 with self.assertRaises(openai.RateLimitError):  # busy's queue share is used up
                     busy.chat.completions.create(model="f", messages=[{"role": "user", "content": "x"}],
                                                  max_tokens=2)
