@@ -13,13 +13,15 @@ TRIT_BUILD_PACKAGES=(
   libcpp-httplib-dev
 )
 # Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
-# Python for the cross-check against the independent `gguf` package.
+# Python for the cross-check against the independent `gguf` package;
+# chromium and its driver for the chat page's browser tests.
 TRIT_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev
   python3 python3-venv python3-pip
   gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 lld llvm
   nginx-light nodejs
+  chromium chromium-driver
 )
 
 log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

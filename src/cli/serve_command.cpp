@@ -37,7 +37,16 @@ struct ServeOptions {
   std::string api_key_file;
   int threads = 0;
   size_t max_body = size_t{4} << 20;
+  bool no_webui = false;
 };
+
+// Where a browser on this machine reaches a server listening on `host`.
+std::string BrowserHost(const std::string& host) {
+  if (host == "0.0.0.0") return "127.0.0.1";
+  if (host == "::") return "[::1]";
+  if (host.find(':') != std::string::npos) return "[" + host + "]";
+  return host;
+}
 
 // The keys of --api-key (or TRIT_API_KEY) and --api-key-file together.
 Expected<server::ApiKeys> LoadApiKeys(const ServeOptions& opt) {
@@ -116,6 +125,7 @@ int RunServe(const ServeOptions& opt) {
   const size_t n_keys = api_keys->size();
   ho.api_keys = std::move(*api_keys);
   ho.max_body_bytes = opt.max_body;
+  ho.webui = !opt.no_webui;
   // Every slot and queued request holds a connection while it streams;
   // more threads serve health checks and keep-alive connections beside them.
   ho.n_http_threads = opt.parallel + opt.queue + 16;
@@ -134,6 +144,7 @@ int RunServe(const ServeOptions& opt) {
              (*scheduler)->n_ctx(), so.n_threads,
              n_keys == 0 ? "" : n_keys == 1 ? ", API key required" : fmt::format(", {} API keys", n_keys), opt.host,
              http.port());
+  if (ho.webui) fmt::print(stderr, "trit: chat in the browser at http://{}:{}/\n", BrowserHost(opt.host), http.port());
   std::fflush(stderr);
   const bool ok = http.Listen();
   // Wake the stopper if Listen ended on its own (an error).
@@ -178,8 +189,10 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--max-body", opt->max_body, "Largest request body in bytes (larger: 413)")
       ->default_val(size_t{4} << 20)
       ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  app->add_flag("--no-webui", opt->no_webui,
+                "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(
-      "Examples:\n  trit serve model.gguf --parallel 8              # http://127.0.0.1:8080/v1\n"
+      "Examples:\n  trit serve model.gguf --parallel 8              # API at http://127.0.0.1:8080/v1, chat page at /\n"
       "  TRIT_API_KEY=secret trit serve model.gguf --host 0.0.0.0 --port 9000\n"
       "  trit serve model.gguf --api-key-file keys.txt   # keys.txt: 'alice sk-...' per line\n"
       "  curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\\n"

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "server/openai_protocol.h"
+#include "server/webui.h"
 
 namespace trit::server {
 
@@ -41,6 +42,8 @@ std::string EndpointLabel(const std::string& path) {
     if (path == k) return k;
   }
   if (path.starts_with("/v1/models/")) return "/v1/models/{id}";
+  if (path == "/") return "/";
+  if (path.starts_with("/webui/")) return "/webui/{file}";
   return "other";
 }
 
@@ -82,8 +85,11 @@ struct HttpServer::Impl {
 };
 
 httplib::Server::HandlerResponse HttpServer::Impl::CheckAuth(const httplib::Request& req, httplib::Response& res) {
-  // Probes of load balancers and scrapers go without the key.
-  if (options.api_keys.empty() || req.path == "/health" || req.path == "/metrics") {
+  // Probes of load balancers and scrapers go without the key, and so does
+  // the chat page (a browser cannot send a bearer token when it opens a URL;
+  // the page holds no secret, and asks for the key before it calls the API).
+  if (options.api_keys.empty() || req.path == "/health" || req.path == "/metrics" ||
+      (options.webui && req.method == "GET" && FindWebAsset(req.path).has_value())) {
     return httplib::Server::HandlerResponse::Unhandled;
   }
   const std::string auth = req.get_header_value("Authorization");
@@ -169,6 +175,20 @@ void HttpServer::Impl::Install() {
   });
   http.Post("/tokenize", [this](const httplib::Request& req, httplib::Response& res) { Tokenize(req, res); });
   http.Post("/detokenize", [this](const httplib::Request& req, httplib::Response& res) { Detokenize(req, res); });
+  if (options.webui) {
+    http.Get(R"(/|/webui/[^/]+)", [](const httplib::Request& req, httplib::Response& res) {
+      const std::optional<WebAsset> asset = FindWebAsset(req.path);
+      if (!asset) {
+        return SendError(res, MakeError(404, fmt::format("no file {} in the chat page", req.path),
+                                        "invalid_request_error", "unknown_url"));
+      }
+      res.set_header("Content-Security-Policy", std::string(kWebUiContentSecurityPolicy));
+      res.set_header("X-Content-Type-Options", "nosniff");
+      res.set_header("Referrer-Policy", "no-referrer");
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(asset->body.data(), asset->body.size(), std::string(asset->content_type));
+    });
+  }
 }
 
 void HttpServer::Impl::Completion(const httplib::Request& req, httplib::Response& res, Endpoint endpoint) {

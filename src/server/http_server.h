@@ -21,6 +21,7 @@ struct HttpOptions {
   ApiKeys api_keys;                         // none: no key needed
   size_t max_body_bytes = size_t{4} << 20;  // larger bodies get 413
   int n_http_threads = 32;                  // connections served at once
+  bool webui = true;                        // the chat page at / (webui.h)
 };
 
 class HttpServer {
