@@ -352,6 +352,19 @@ class SlowModelTest(BrowserTest):
             self.assertEqual(p.messages()[-1][1], stopped_at)
         p.screenshot("stopped.png")
 
+    def test_a_server_that_dies_mid_reply_is_said_and_the_text_kept(self):
+        server = TritServer(ARGS.trit, self.model, "--threads", "1")
+        self.addCleanup(server.kill)
+        server.wait_healthy()
+        p = self.page(server)
+        p.set_setting("max-tokens", 1500)
+        p.type_and_enter("Tell me a long story")
+        wait_for("the reply to start", lambda: len(p.messages()) == 2 and len(p.messages()[-1][1]) > 0, timeout=60)
+        server.kill()
+        wait_for("the error", lambda: not p.busy() and p.messages()[-1][2], timeout=10)
+        self.assertRegex(p.messages()[-1][2], "Cannot reach trit serve|closed before the reply was complete")
+        self.assertGreater(len(p.messages()[-1][1]), 0)
+
     def test_a_full_server_says_busy(self):
         server = self.serve(self.model, "--threads", "1", "--parallel", "1", "--queue", "0")
         p = self.page(server)

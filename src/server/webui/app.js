@@ -185,7 +185,7 @@
   // ---- messages ---------------------------------------------------------
 
   function statsText(m) {
-    if (!m.stats) return "";
+    if (!m.stats) return m.stopped ? "stopped" : "";
     const s = m.stats;
     const parts = [];
     if (s.tokens !== undefined) parts.push(s.tokens + (s.tokens === 1 ? " token" : " tokens"));
@@ -274,14 +274,15 @@
     return body;
   }
 
-  // Reads server-sent events from `res`, calling onEvent(parsed JSON) for each.
+  // Reads server-sent events from `res`, calling onEvent(parsed JSON) for
+  // each; true when the stream ended with [DONE], false when it was cut.
   async function readEvents(res, onEvent) {
     const reader = res.body.getReader();
     const decoder = new TextDecoder();
     let buffer = "";
     for (;;) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) return false;
       buffer += decoder.decode(value, { stream: true });
       let end;
       while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -290,7 +291,7 @@
         for (const line of event.split("\n")) {
           if (!line.startsWith("data:")) continue;  // ": waiting" comments while queued
           const data = line.slice(5).trim();
-          if (data === "[DONE]") return;
+          if (data === "[DONE]") return true;
           onEvent(JSON.parse(data));
         }
       }
@@ -334,7 +335,7 @@
       if (!res.ok) {
         reply.error = await errorMessage(res);
       } else {
-        await readEvents(res, (event) => {
+        const complete = await readEvents(res, (event) => {
           if (event.error) {
             reply.error = event.error.message || "the server reported an error";
             return;
@@ -351,6 +352,7 @@
             redraw();
           }
         });
+        if (!complete && !reply.error) reply.error = "The connection closed before the reply was complete.";
       }
     } catch (e) {
       if (e.name === "AbortError") reply.stopped = true;
