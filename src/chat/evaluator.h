@@ -13,7 +13,10 @@ namespace trit::chat {
 
 struct RenderLimits {
   size_t max_output_bytes = size_t{16} << 20;  // also bounds every string or list built
-  uint64_t max_steps = 20'000'000;             // statements + expression nodes evaluated
+  // Statements + expression nodes evaluated. Real templates take thousands
+  // per message; 4 million bounds a hostile one (a template comes inside any
+  // downloaded GGUF, and renders on the server's event loop).
+  uint64_t max_steps = 4'000'000;
   int max_call_depth = 64;                     // nested macro calls
 };
 

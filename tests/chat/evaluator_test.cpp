@@ -140,6 +140,13 @@ TEST(ChatEvaluator, HostileTemplatesHitLimits) {
   EXPECT_NE(ErrorOf("{% for i in range(1000) %}{% for j in range(1000) %}{% endfor %}{% endfor %}", few_steps)
                 .find("step budget"),
             std::string::npos);
+  // Found by chat_template_fuzz (a 675-byte template looping three deep over
+  // the characters of `messages ~ s`, 42 s under the sanitizers): the default
+  // budget ends such a template within a few million steps.
+  EXPECT_NE(ErrorOf("{% set s = 'x' * 300 %}{% for a in s %}{% for b in s %}{% for c in s %}"
+                    "{% endfor %}{% endfor %}{% endfor %}")
+                .find("step budget (4000000 steps)"),
+            std::string::npos);
   EXPECT_NE(ErrorOf("{% macro f(n) %}{{ f(n) }}{% endmacro %}{{ f(1) }}").find("nested deeper"), std::string::npos);
   EXPECT_NE(ErrorOf("{{ 9223372036854775807 + 1 }}").find("overflow"), std::string::npos);
 }
