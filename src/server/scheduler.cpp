@@ -124,6 +124,7 @@ Submission Scheduler::Submit(std::vector<int32_t> prompt, GenerationParams param
       out.message = "the server is shutting down";
       return out;
     }
+    DropCancelledJobs();
     // Free slots take requests at the next step; only requests beyond them wait.
     const int64_t waiting = static_cast<int64_t>(pending_.size()) + active_count_ - n_slots();
     if (waiting >= options_.max_queue) {
@@ -159,6 +160,7 @@ void Scheduler::Loop() {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] { return stop_ || !pending_.empty() || active_count_ > 0; });
       if (stop_) break;
+      DropCancelledJobs();
       for (auto& slot : slots_) {
         if (slot->job == nullptr && !pending_.empty()) {
           auto next = NextJob();
@@ -206,6 +208,18 @@ std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::DisplaceableJob
     if ((*it)->client == most) return it;
   }
   return pending_.end();
+}
+
+void Scheduler::DropCancelledJobs() {
+  std::erase_if(pending_, [](const std::unique_ptr<Job>& j) {
+    if (!j->channel->cancelled()) return false;
+    // Its last event, as a slot's cancelled job gets one (a reader may still wait).
+    Event e;
+    e.done = true;
+    e.finish = FinishReason::kCancelled;
+    j->channel->Push(std::move(e));
+    return true;
+  });
 }
 
 void Scheduler::ForgetIdleClients() {

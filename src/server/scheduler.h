@@ -99,6 +99,10 @@ class Scheduler {
   // With mutex_ held: drops last_served_ entries of clients with nothing
   // queued or running.
   void ForgetIdleClients();
+  // With mutex_ held: forgets queued requests whose client left (their
+  // channel was cancelled), so that they hold no place in the queue. Runs at
+  // each step and before a submission is counted against the queue.
+  void DropCancelledJobs();
   void Step();
   // `token` was sampled from `logits` by the slot's sampler.
   void HandleToken(Slot& slot, std::span<const float> logits, int32_t token);

@@ -109,6 +109,26 @@ TEST(SchedulerTest, QueueFullAndCancellationFreesTheSlot) {
   EXPECT_EQ(Collect(*waiting.channel).n_generated, 4);
 }
 
+TEST(SchedulerTest, AQueuedRequestWhoseClientLeftHoldsNoPlace) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s =
+      Scheduler::Create(m, {.n_slots = 1, .n_ctx = 2048, .n_threads = 1, .max_queue = 1}, &metrics);
+  ASSERT_TRUE(s.ok());
+  Submission running = (*s)->Submit(Prompt(m, "a"), Params(1, -1));  // until the context is full
+  ASSERT_FALSE(running.channel->Wait(std::chrono::seconds(30)).empty());  // it holds the slot
+  Submission left = (*s)->Submit(Prompt(m, "b"), Params(2, 4));
+  ASSERT_EQ(left.result, SubmitResult::kAccepted);
+  EXPECT_EQ((*s)->Submit(Prompt(m, "x"), Params(4, 4)).result, SubmitResult::kQueueFull);
+  left.channel->Cancel();
+  // The place is free at once for the next request, while the slot is still busy.
+  Submission next = (*s)->Submit(Prompt(m, "c"), Params(3, 4));
+  EXPECT_EQ(next.result, SubmitResult::kAccepted);
+  EXPECT_EQ(Collect(*left.channel).finish, FinishReason::kCancelled);
+  running.channel->Cancel();
+  EXPECT_EQ(Collect(*next.channel).n_generated, 4);
+}
+
 TEST(SchedulerTest, AClientWithManyRequestsCannotStarveOneWithOne) {
   const ServedModel& m = TestModel();
   Metrics metrics;
@@ -118,6 +138,9 @@ TEST(SchedulerTest, AClientWithManyRequestsCannotStarveOneWithOne) {
   // Client "busy" takes the slot and fills the queue.
   Submission running = (*s)->Submit(Prompt(m, "a"), Params(1, -1), "", "busy");
   ASSERT_EQ(running.result, SubmitResult::kAccepted);
+  // It holds the slot (a request cancelled while still queued is dropped
+  // unserved, and "busy" must have been served for the order below).
+  ASSERT_FALSE(running.channel->Wait(std::chrono::seconds(30)).empty());
   std::vector<Submission> queued;
   for (uint64_t seed = 2; seed <= 4; ++seed) {
     queued.push_back((*s)->Submit(Prompt(m, "b"), Params(seed, 200), "", "busy"));
