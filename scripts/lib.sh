@@ -10,7 +10,7 @@ TRIT_BUILD_PACKAGES=(
   libpcre2-dev
   libhwy-dev
   libcurl4-openssl-dev
-  libcpp-httplib-dev
+  libmicrohttpd-dev
 )
 # Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
 # Python for the cross-check against the independent `gguf` package;

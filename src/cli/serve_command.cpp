@@ -5,8 +5,10 @@
 #include <pthread.h>
 #include <signal.h>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -38,6 +40,9 @@ struct ServeOptions {
   int threads = 0;
   size_t max_body = size_t{4} << 20;
   bool no_webui = false;
+  int max_connections = 512;
+  int max_connections_per_client = 0;
+  int idle_timeout = 15;
 };
 
 // Where a browser on this machine reaches a server listening on `host`.
@@ -72,7 +77,31 @@ Expected<server::ApiKeys> LoadApiKeys(const ServeOptions& opt) {
   return server::ApiKeys::Create(std::move(keys));
 }
 
+// Each connection is a file descriptor: the soft limit is raised (up to the
+// hard one) to hold --max-connections, the few past it and the model's files.
+Status RaiseDescriptorLimit(int max_connections) {
+  const rlim_t needed = static_cast<rlim_t>(max_connections) + std::max(16, max_connections / 8) + 64;
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= needed) return Status::Ok();
+  if (limit.rlim_max != RLIM_INFINITY && limit.rlim_max < needed) {
+    return Error(ErrorCode::kInvalidArgument,
+                 "--max-connections {} needs {} open files, but this process may open at most {} (ulimit -Hn); "
+                 "lower --max-connections or raise the limit",
+                 max_connections, needed, limit.rlim_max);
+  }
+  limit.rlim_cur = needed;
+  if (setrlimit(RLIMIT_NOFILE, &limit) != 0) {
+    return Error(ErrorCode::kIo, "cannot raise the open-file limit to {} for --max-connections {}", needed,
+                 max_connections);
+  }
+  return Status::Ok();
+}
+
 int RunServe(const ServeOptions& opt) {
+  if (Status s = RaiseDescriptorLimit(opt.max_connections); !s.ok()) {
+    PrintError(s.message());
+    return kExitUsage;
+  }
   std::string path = opt.model;
   if (path.empty()) {
     Expected<std::string> bundled = DefaultModelPath();
@@ -126,9 +155,9 @@ int RunServe(const ServeOptions& opt) {
   ho.api_keys = std::move(*api_keys);
   ho.max_body_bytes = opt.max_body;
   ho.webui = !opt.no_webui;
-  // Every slot and queued request holds a connection while it streams;
-  // more threads serve health checks and keep-alive connections beside them.
-  ho.n_http_threads = opt.parallel + opt.queue + 16;
+  ho.max_connections = opt.max_connections;
+  ho.max_connections_per_address = opt.max_connections_per_client;
+  ho.idle_timeout_seconds = opt.idle_timeout;
   server::HttpServer http(**model, **scheduler, metrics, ho);
   if (Status s = http.Bind(); !s.ok()) {
     PrintError(s.message());
@@ -189,6 +218,19 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--max-body", opt->max_body, "Largest request body in bytes (larger: 413)")
       ->default_val(size_t{4} << 20)
       ->check(CLI::Range(size_t{1024}, size_t{1} << 30));
+  app->add_option("--max-connections", opt->max_connections,
+                  "Open connections at most, idle ones included; past them a request gets 503 with Retry-After")
+      ->default_val(512)
+      ->check(CLI::Range(1, 65536));
+  app->add_option("--max-connections-per-client", opt->max_connections_per_client,
+                  "Open connections from one client address at most (0: no limit; behind a proxy every "
+                  "request comes from the proxy's address)")
+      ->default_val(0)
+      ->check(CLI::Range(0, 65536));
+  app->add_option("--idle-timeout", opt->idle_timeout,
+                  "Seconds a connection may send nothing (inside a request or between requests) before it is closed")
+      ->default_val(15)
+      ->check(CLI::Range(1, 3600));
   app->add_flag("--no-webui", opt->no_webui,
                 "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(

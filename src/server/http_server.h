@@ -1,5 +1,5 @@
-// The HTTP side of `trit serve` (cpp-httplib, kept behind this interface):
-// routes, API-key check, body limit, OpenAI error shapes, server-sent events.
+// The HTTP side of `trit serve`: routes, API-key check, OpenAI error shapes
+// and answers, over the event-driven transport of http_transport.h.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +20,10 @@ struct HttpOptions {
   int port = 8080;                          // 0: any free port (port() says which)
   ApiKeys api_keys;                         // none: no key needed
   size_t max_body_bytes = size_t{4} << 20;  // larger bodies get 413
-  int n_http_threads = 32;                  // connections served at once
+  int max_connections = 512;                // open connections; past them 503 (http_transport.h)
+  int max_connections_per_address = 0;      // 0: no limit per client address
+  int idle_timeout_seconds = 15;            // a connection silent this long is closed
+  int n_io_threads = 2;                     // event loop threads (not per connection)
   bool webui = true;                        // the chat page at / (webui.h)
 };
 

@@ -106,6 +106,9 @@ std::string Metrics::Render(const Gauges& gauges) const {
   out += fmt::format("trit_queue_depth {}\n", gauges.queue_depth);
   out += "# HELP trit_active_slots Slots generating now.\n# TYPE trit_active_slots gauge\n";
   out += fmt::format("trit_active_slots {}\n", gauges.active_slots);
+  out += "# HELP trit_open_connections HTTP connections open now, idle ones included.\n"
+         "# TYPE trit_open_connections gauge\n";
+  out += fmt::format("trit_open_connections {}\n", gauges.open_connections);
   out += "# HELP trit_slots Slots (--parallel).\n# TYPE trit_slots gauge\n";
   out += fmt::format("trit_slots {}\n", gauges.n_slots);
   return out;

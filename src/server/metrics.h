@@ -30,6 +30,7 @@ struct Gauges {
   int64_t queue_depth = 0;
   int64_t active_slots = 0;
   int64_t n_slots = 0;
+  int64_t open_connections = 0;  // the HTTP transport's, idle ones included
 };
 
 class Metrics {

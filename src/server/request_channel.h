@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -45,15 +46,39 @@ struct Event {
   std::string error;        // kError: what went wrong
 };
 
-// Single producer (the scheduler), single consumer (the HTTP thread).
+// Single producer (the scheduler), single consumer (the HTTP side: a thread
+// that waits, or an event loop that takes what is there when notified).
 class RequestChannel {
  public:
   void Push(Event event) {
+    std::function<void()> notify;
     {
       std::lock_guard<std::mutex> lock(mutex_);
       events_.push_back(std::move(event));
+      notify = notify_;
     }
     ready_.notify_one();
+    // Outside the lock: the callback may take the consumer's locks, which are
+    // held while calling TryTake.
+    if (notify) notify();
+  }
+  // Called after every Push from then on (on the scheduler's thread), and
+  // once now if events are already waiting.
+  void SetNotify(std::function<void()> notify) {
+    bool waiting = false;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      notify_ = notify;
+      waiting = !events_.empty();
+    }
+    if (waiting && notify) notify();
+  }
+  // Everything pushed since the last call, without waiting.
+  std::vector<Event> TryTake() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<Event> out(std::make_move_iterator(events_.begin()), std::make_move_iterator(events_.end()));
+    events_.clear();
+    return out;
   }
   // Everything pushed since the last call, waiting up to `timeout` for at
   // least one event.
@@ -72,6 +97,7 @@ class RequestChannel {
   std::mutex mutex_;
   std::condition_variable ready_;
   std::deque<Event> events_;
+  std::function<void()> notify_;
   std::atomic<bool> cancelled_{false};
 };
 
