@@ -24,10 +24,9 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model  # noqa: E402
+from trit_server import SLOW_MODEL_DIMS, TritServer, make_model  # noqa: E402
 
 ARGS = None
-SLOW_DIMS = ["512", "8", "1536", "q8_0"]  # as webui_browser_test.py: seconds per long reply
 
 
 def get(url, timeout=10):
@@ -96,7 +95,7 @@ class AttackTest(unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(cls.tmp.name, "slow.gguf"),
-                               SLOW_DIMS)
+                               SLOW_MODEL_DIMS)
 
     @classmethod
     def tearDownClass(cls):

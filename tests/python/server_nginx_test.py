@@ -15,20 +15,9 @@ import urllib.request
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model  # noqa: E402
+from trit_server import TritServer, make_model, nginx_conf  # noqa: E402
 
-NGINX_CONF = """
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log warn;
-events {{ worker_connections 256; }}
-http {{
-  access_log off;
-  client_body_temp_path {tmp}/body;
-  proxy_temp_path {tmp}/proxy;
-  fastcgi_temp_path {tmp}/fastcgi;
-  uwsgi_temp_path {tmp}/uwsgi;
-  scgi_temp_path {tmp}/scgi;
+NGINX_SERVERS = """
   upstream trit {{
     least_conn;
     server 127.0.0.1:{port_a} max_fails=1 fail_timeout=30s;
@@ -47,7 +36,6 @@ http {{
       proxy_connect_timeout 2s;
     }}
   }}
-}}
 """
 
 
@@ -89,7 +77,7 @@ def main():
         port = free_port()
         conf = os.path.join(tmp, "nginx.conf")
         with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(tmp=tmp, port=port, port_a=replicas[0].port, port_b=replicas[1].port))
+            f.write(nginx_conf(tmp, NGINX_SERVERS.format(port=port, port_a=replicas[0].port, port_b=replicas[1].port)))
         nginx = subprocess.Popen([a.nginx, "-e", os.path.join(tmp, "error.log"), "-p", tmp, "-c", conf,
                                   "-g", "daemon off;"])
         url = f"http://127.0.0.1:{port}"

@@ -8,6 +8,32 @@ import time
 import urllib.request
 
 
+# make_chat_model dims (n_embd n_layer n_ff type) of a 62 MB q8_0 llama that
+# decodes about 250 tokens/s on one thread of the 2-core CI machine: a reply
+# of up to 2000 tokens lasts seconds, long enough to watch, stop or queue behind.
+SLOW_MODEL_DIMS = ["512", "8", "1536", "q8_0"]
+
+_NGINX_PRELUDE = """
+worker_processes 1;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 256; }}
+http {{
+  access_log off;
+  client_body_temp_path {tmp}/body;
+  proxy_temp_path {tmp}/proxy;
+  fastcgi_temp_path {tmp}/fastcgi;
+  uwsgi_temp_path {tmp}/uwsgi;
+  scgi_temp_path {tmp}/scgi;
+"""
+
+
+def nginx_conf(tmp, http_body):
+    """An nginx configuration that runs unprivileged with every file under
+    `tmp`, holding `http_body` (upstreams, servers) in its http block."""
+    return _NGINX_PRELUDE.format(tmp=tmp) + http_body + "}\n"
+
+
 def make_model(make_model_bin, vocab, template, out, dims=None):
     """Writes a random-weight llama with a real vocabulary and chat template."""
     cmd = [make_model_bin, out, vocab, template] + [str(d) for d in (dims or [])]

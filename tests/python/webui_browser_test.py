@@ -29,16 +29,12 @@ import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model  # noqa: E402
+from trit_server import SLOW_MODEL_DIMS, TritServer, make_model, nginx_conf  # noqa: E402
 
 ARGS = None
 KEY = "browser-test-key"
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
-# A generated llama (62 MB, q8_0) slow enough on one thread (about 250
-# tokens/s on the 2-core CI machine) that a reply of up to 2000 tokens lasts
-# seconds: long enough to watch it stream and to stop it.
-SLOW_DIMS = ["512", "8", "1536", "q8_0"]
 
 
 def get(url, headers=None):
@@ -315,7 +311,7 @@ class SlowModelTest(BrowserTest):
         super().setUpClass()
         cls.tmp = tempfile.TemporaryDirectory()
         cls.model = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(cls.tmp.name, "slow.gguf"),
-                               SLOW_DIMS)
+                               SLOW_MODEL_DIMS)
 
     @classmethod
     def tearDownClass(cls):
@@ -412,18 +408,7 @@ class ApiKeyTest(BrowserTest):
         self.driver.execute_script("localStorage.clear()")
 
 
-NGINX_PREFIX_CONF = """
-worker_processes 1;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log warn;
-events {{ worker_connections 64; }}
-http {{
-  access_log off;
-  client_body_temp_path {tmp}/body;
-  proxy_temp_path {tmp}/proxy;
-  fastcgi_temp_path {tmp}/fastcgi;
-  uwsgi_temp_path {tmp}/uwsgi;
-  scgi_temp_path {tmp}/scgi;
+NGINX_PREFIX_SERVER = """
   server {{
     listen 127.0.0.1:{port};
     location = /trit {{ return 301 /trit/; }}
@@ -435,7 +420,6 @@ http {{
       proxy_read_timeout 300s;
     }}
   }}
-}}
 """
 
 
@@ -456,7 +440,7 @@ class NginxPrefixTest(BrowserTest):
             port = s.getsockname()[1]
         conf = os.path.join(tmp, "nginx.conf")
         with open(conf, "w") as f:
-            f.write(NGINX_PREFIX_CONF.format(tmp=tmp, port=port, upstream=server.port))
+            f.write(nginx_conf(tmp, NGINX_PREFIX_SERVER.format(port=port, upstream=server.port)))
         nginx = subprocess.Popen([nginx_bin, "-e", os.path.join(tmp, "error.log"), "-p", tmp, "-c", conf,
                                   "-g", "daemon off;"])
         self.addCleanup(nginx.wait, 10)
