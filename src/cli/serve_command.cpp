@@ -180,8 +180,14 @@ int RunServe(const ServeOptions& opt) {
   pthread_kill(stopper.native_handle(), SIGTERM);
   stopper.join();
   (*scheduler)->Stop();
+  if (!ok) {
+    PrintError(fmt::format("the HTTP server could not start its event loops on {}:{} (libmicrohttpd refused; "
+                           "too many open files or threads?)",
+                           opt.host, http.port()));
+    return kExitFailure;
+  }
   fmt::print(stderr, "trit: server stopped\n");
-  return ok ? kExitSuccess : kExitFailure;
+  return kExitSuccess;
 }
 
 }  // namespace
