@@ -13,9 +13,9 @@ namespace trit::chat {
 
 struct RenderLimits {
   size_t max_output_bytes = size_t{16} << 20;  // also bounds every string or list built
-  // Statements + expression nodes evaluated. Real templates take thousands
-  // per message; 4 million bounds a hostile one (a template comes inside any
-  // downloaded GGUF, and renders on the server's event loop).
+  // Statements + expression nodes evaluated. 4 million bounds a hostile
+  // template (one comes inside any downloaded GGUF, and renders on the
+  // server's event loop) while leaving room for long conversations.
   uint64_t max_steps = 4'000'000;
   int max_call_depth = 64;                     // nested macro calls
 };

@@ -149,15 +149,15 @@ int RunServe(const ServeOptions& opt) {
     return scheduler.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
   server::HttpOptions ho;
-  ho.host = opt.host;
-  ho.port = opt.port;
+  ho.transport.host = opt.host;
+  ho.transport.port = opt.port;
   const size_t n_keys = api_keys->size();
   ho.api_keys = std::move(*api_keys);
-  ho.max_body_bytes = opt.max_body;
+  ho.transport.max_body_bytes = opt.max_body;
   ho.webui = !opt.no_webui;
-  ho.max_connections = opt.max_connections;
-  ho.max_connections_per_address = opt.max_connections_per_client;
-  ho.idle_timeout_seconds = opt.idle_timeout;
+  ho.transport.max_connections = opt.max_connections;
+  ho.transport.max_connections_per_address = opt.max_connections_per_client;
+  ho.transport.idle_timeout_seconds = opt.idle_timeout;
   server::HttpServer http(**model, **scheduler, metrics, ho);
   if (Status s = http.Bind(); !s.ok()) {
     PrintError(s.message());

@@ -77,14 +77,6 @@ struct HttpServer::Impl {
 
   Impl(const ServedModel& m, Scheduler& s, Metrics& mt, HttpOptions o)
       : model(m), scheduler(s), metrics(mt), options(std::move(o)) {
-    HttpTransportOptions to;
-    to.host = options.host;
-    to.port = options.port;
-    to.max_body_bytes = options.max_body_bytes;
-    to.max_connections = options.max_connections;
-    to.max_connections_per_address = options.max_connections_per_address;
-    to.idle_timeout_seconds = options.idle_timeout_seconds;
-    to.n_threads = options.n_io_threads;
     HttpHandlers handlers;
     handlers.handle = [this](const HttpRequest& req) { return Handle(req); };
     handlers.error = &TransportError;
@@ -92,7 +84,7 @@ struct HttpServer::Impl {
       metrics.CountRequest(EndpointLabel(req.path), status);
       if (const std::string* key = KeyLabel(req)) metrics.CountKeyRequest(*key);
     };
-    transport = std::make_unique<HttpTransport>(std::move(to), std::move(handlers));
+    transport = std::make_unique<HttpTransport>(options.transport, std::move(handlers));
   }
 
   std::string NewId(const char* prefix) {

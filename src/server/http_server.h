@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "server/api_keys.h"
+#include "server/http_transport.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
 #include "server/served_model.h"
@@ -16,15 +17,10 @@
 namespace trit::server {
 
 struct HttpOptions {
-  std::string host = "127.0.0.1";
-  int port = 8080;                          // 0: any free port (port() says which)
-  ApiKeys api_keys;                         // none: no key needed
-  size_t max_body_bytes = size_t{4} << 20;  // larger bodies get 413
-  int max_connections = 512;                // open connections; past them 503 (http_transport.h)
-  int max_connections_per_address = 0;      // 0: no limit per client address
-  int idle_timeout_seconds = 15;            // a connection silent this long is closed
-  int n_io_threads = 2;                     // event loop threads (not per connection)
-  bool webui = true;                        // the chat page at / (webui.h)
+  // Address, port, body and connection limits, idle timeout, event loop threads.
+  HttpTransportOptions transport;
+  ApiKeys api_keys;   // none: no key needed
+  bool webui = true;  // the chat page at / (webui.h)
 };
 
 class HttpServer {

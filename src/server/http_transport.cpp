@@ -187,6 +187,11 @@ struct HttpTransport::Impl {
     return it != per_address.end() && it->second > options.max_connections_per_address;
   }
 
+  HttpResponse TooLarge() {
+    return handlers.error(413, fmt::format("the request body is larger than the {} bytes this server accepts",
+                                           options.max_body_bytes));
+  }
+
   HttpResponse Busy(std::string message) {
     HttpResponse r = handlers.error(503, std::move(message));
     r.headers.emplace_back("Retry-After", "1");
@@ -232,8 +237,7 @@ struct HttpTransport::Impl {
       if (ex->too_large) {
         // Said before the body is read (the connection is then closed).
         ex->started = true;
-        return self.Queue(*ex, self.handlers.error(413, fmt::format("the request body is larger than {} bytes",
-                                                                    self.options.max_body_bytes)));
+        return self.Queue(*ex, self.TooLarge());
       }
       return MHD_YES;
     }
@@ -255,8 +259,7 @@ struct HttpTransport::Impl {
     if (!ex.started) {
       ex.started = true;
       if (ex.too_large) {
-        return self.Queue(ex, self.handlers.error(413, fmt::format("the request body is larger than {} bytes",
-                                                                   self.options.max_body_bytes)));
+        return self.Queue(ex, self.TooLarge());
       }
       HttpReply reply;
       try {
