@@ -258,7 +258,9 @@ Value GetAttribute(const Value& object, std::string_view name, SourcePos pos) {
 
 Value GetItem(const Value& object, const Value& key, SourcePos pos) {
   if (object.is_undefined()) Fail(pos, "'" + object.undefined_name() + "' is undefined (subscripted)");
-  if (key.is_undefined()) Fail(pos, "'" + key.undefined_name() + "' is undefined (used as a subscript)");
+  // jinja2 turns any failed lookup into Undefined, an undefined key included
+  // (Hermes-2-Pro's tool template does `type_map[spec.type]` on specs without a type).
+  if (key.is_undefined()) return Value::Undefined(std::string(object.TypeName()) + " object' has no element 'Undefined");
   if ((object.is_dict() || object.is_namespace()) && key.is_string()) {
     if (const Value* v = object.as_dict().Find(key.as_string())) return *v;
   } else if ((object.is_list() || object.is_string()) && (key.is_int() || key.is_bool())) {

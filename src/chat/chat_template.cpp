@@ -2,6 +2,7 @@
 
 #include "chat/builtins.h"
 #include "chat/evaluator.h"
+#include "chat/json_parse.h"
 #include "chat/lexer.h"
 #include "chat/parser.h"
 
@@ -46,6 +47,54 @@ void CheckNames(const StmtList& body) {
   }
 }
 
+// A message as HF hands it to the template: the request's dict, with each
+// tool call's arguments parsed to an object.
+Expected<Value> MessageValue(const ChatMessage& m) {
+  Dict d;
+  d.Set("role", Value::String(m.role));
+  d.Set("content", m.content_is_null ? Value::None() : Value::String(m.content));
+  if (!m.name.empty()) d.Set("name", Value::String(m.name));
+  if (!m.tool_calls.empty()) {
+    List calls;
+    for (size_t i = 0; i < m.tool_calls.size(); ++i) {
+      const ToolCall& call = m.tool_calls[i];
+      Expected<Value> arguments = ToolArgumentsValue(call.arguments);
+      if (!arguments.ok()) {
+        return arguments.status().WithContext("tool_calls[" + std::to_string(i) + "].function.arguments");
+      }
+      Dict function;
+      function.Set("name", Value::String(call.name));
+      function.Set("arguments", std::move(arguments).value());
+      Dict c;
+      if (!call.id.empty()) c.Set("id", Value::String(call.id));
+      c.Set("type", Value::String("function"));
+      c.Set("function", Value::MakeDict(std::move(function)));
+      calls.push_back(Value::MakeDict(std::move(c)));
+    }
+    d.Set("tool_calls", Value::MakeList(std::move(calls)));
+  }
+  if (!m.tool_call_id.empty()) d.Set("tool_call_id", Value::String(m.tool_call_id));
+  return Value::MakeDict(std::move(d));
+}
+
+// The `tools` variable: None without tools, else the parsed array of objects
+// (HF refuses tools that are not dicts).
+Expected<Value> ToolsValue(std::string_view tools_json) {
+  if (tools_json.empty()) return Value::None();
+  Expected<Value> tools = ParseJson(tools_json);
+  if (!tools.ok()) return tools.status();
+  if (!tools->is_list()) {
+    return Status(ErrorCode::kInvalidArgument, "expected a JSON array of tool definitions");
+  }
+  for (size_t i = 0; i < tools->as_list().size(); ++i) {
+    const Value& tool = tools->as_list()[i];
+    if (!tool.is_dict()) {
+      return Status(ErrorCode::kInvalidArgument, "element " + std::to_string(i) + " is not a JSON object");
+    }
+  }
+  return tools;
+}
+
 }  // namespace
 
 ChatTemplate::ChatTemplate(std::unique_ptr<Program> program) : program_(std::move(program)) {}
@@ -71,13 +120,17 @@ Expected<std::string> ChatTemplate::Apply(const std::vector<ChatMessage>& messag
                                           const ApplyOptions& options) const {
   Dict globals;
   List message_values;
-  for (const ChatMessage& m : messages) {
-    Dict d;
-    d.Set("role", Value::String(m.role));
-    d.Set("content", Value::String(m.content));
-    message_values.push_back(Value::MakeDict(std::move(d)));
+  for (size_t i = 0; i < messages.size(); ++i) {
+    Expected<Value> m = MessageValue(messages[i]);
+    if (!m.ok()) return m.status().WithContext("chat template: messages[" + std::to_string(i) + "]");
+    message_values.push_back(std::move(m).value());
   }
   globals.Set("messages", Value::MakeList(std::move(message_values)));
+  Expected<Value> tools = ToolsValue(options.tools_json);
+  if (!tools.ok()) return tools.status().WithContext("chat template: tools");
+  // HF always passes tools= and documents=, None when the request has none.
+  globals.Set("tools", std::move(tools).value());
+  globals.Set("documents", Value::None());
   globals.Set("add_generation_prompt", Value::Bool(options.add_generation_prompt));
   globals.Set("bos_token", Value::String(options.bos_token));
   globals.Set("eos_token", Value::String(options.eos_token));

@@ -92,5 +92,93 @@ TEST(ChatTemplate, OutputLimitIsAnError) {
   EXPECT_NE(out.status().message().find("output limit exceeded"), std::string::npos);
 }
 
+// What a template sees of the tool fields: keys present only when set,
+// content None for "content": null, tools and documents None by default.
+TEST(ChatTemplate, ToolFieldsAsTemplatesSeeThem) {
+  auto t = ChatTemplate::Compile(
+      "{% for m in messages %}{{ m.role }}|{{ m.content is none }}|{{ 'tool_calls' in m }}|"
+      "{{ m.tool_call_id is defined }}|{{ m.name is defined }}"
+      "{% for c in m.tool_calls %}|{{ c.id }} {{ c.type }} {{ c.function.name }} {{ c.function.arguments | tojson }}"
+      " {{ c.function.arguments.city is defined }}{% endfor %}"
+      "{% if m.role == 'tool' %}|{{ m.tool_call_id }} {{ m.name }} {{ m.content }}{% endif %};{% endfor %}"
+      "{{ tools is none }}|{{ documents is none }}|{{ tools[0].function.name if tools else '-' }}");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+
+  auto plain = t->Apply({{"user", "Hi"}}, {});
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(*plain, "user|False|False|False|False;True|True|-");
+
+  ChatMessage call{"assistant", ""};
+  call.content_is_null = true;
+  call.tool_calls = {{"call_1", "get_weather", R"({"city":"Paris","days":[1,2]})"}, {"", "get_time", "{not json"}};
+  ChatMessage result{"tool", "21 C"};
+  result.tool_call_id = "call_1";
+  result.name = "get_weather";
+  ApplyOptions options;
+  options.tools_json = R"([{"type": "function", "function": {"name": "get_weather"}}])";
+  auto out = t->Apply({{"user", "Weather?"}, call, result}, options);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out,
+            "user|False|False|False|False;"
+            "assistant|True|True|False|False|call_1 function get_weather {\"city\": \"Paris\", \"days\": [1, 2]} True"
+            "| function get_time \"{not json\" False;"
+            "tool|False|False|True|True|call_1 get_weather 21 C;"
+            "False|True|get_weather");
+}
+
+// Qwen2.5's template on a tool call and its result: arguments sent as
+// compact JSON text come out as the object json.dumps prints.
+TEST(ChatTemplate, Qwen25ToolCallAndResult) {
+  auto t = ChatTemplate::Compile(ReadTemplate("Qwen-Qwen2.5-7B-Instruct.jinja"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ChatMessage call{"assistant", ""};
+  call.content_is_null = true;
+  call.tool_calls = {{"call_1", "get_weather", R"({"city":"Paris"})"}};
+  ChatMessage result{"tool", R"({"temp": 21})"};
+  result.tool_call_id = "call_1";
+  ApplyOptions options;
+  options.add_generation_prompt = true;
+  options.tools_json =
+      R"([{"type":"function","function":{"name":"get_weather","description":"Weather.",)"
+      R"("parameters":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}])";
+  auto out = t->Apply({{"system", "You are helpful."}, {"user", "Weather in Paris?"}, call, result}, options);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out,
+            "<|im_start|>system\nYou are helpful.\n\n# Tools\n\nYou may call one or more functions to assist with the "
+            "user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n"
+            R"({"type": "function", "function": {"name": "get_weather", "description": "Weather.", )"
+            R"("parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}})"
+            "\n</tools>\n\nFor each function call, return a json object with function name and arguments within "
+            "<tool_call></tool_call> XML tags:\n<tool_call>\n{\"name\": <function-name>, \"arguments\": "
+            "<args-json-object>}\n</tool_call><|im_end|>\n"
+            "<|im_start|>user\nWeather in Paris?<|im_end|>\n"
+            "<|im_start|>assistant\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n"
+            "</tool_call><|im_end|>\n"
+            "<|im_start|>user\n<tool_response>\n{\"temp\": 21}\n</tool_response><|im_end|>\n"
+            "<|im_start|>assistant\n");
+}
+
+TEST(ChatTemplate, ToolErrorsAreStatuses) {
+  auto t = ChatTemplate::Compile("{{ tools | tojson }}{% for m in messages %}{{ m.tool_calls | tojson }}{% endfor %}");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const auto error_of = [&](const std::vector<ChatMessage>& messages, const std::string& tools_json) {
+    ApplyOptions options;
+    options.tools_json = tools_json;
+    auto out = t->Apply(messages, options);
+    EXPECT_FALSE(out.ok()) << *out;
+    return out.ok() ? std::string() : out.status().message();
+  };
+  EXPECT_EQ(error_of({{"user", "Hi"}}, R"({"type": "function"})"),
+            "chat template: tools: expected a JSON array of tool definitions");
+  EXPECT_EQ(error_of({{"user", "Hi"}}, R"([{"type": "function"}, "x"])"),
+            "chat template: tools: element 1 is not a JSON object");
+  EXPECT_NE(error_of({{"user", "Hi"}}, "[{").find("chat template: tools: invalid JSON: parse error at line 1"),
+            std::string::npos);
+  ChatMessage call{"assistant", ""};
+  call.tool_calls = {{"call_1", "f", "{\"a\":" + std::string(200, '[') + std::string(200, ']') + "}"}};
+  EXPECT_EQ(error_of({{"user", "Hi"}, call}, ""),
+            "chat template: messages[1]: tool_calls[0].function.arguments: JSON nested deeper than 128 levels");
+}
+
 }  // namespace
 }  // namespace trit::chat

@@ -92,6 +92,16 @@ TEST(ChatEvaluator, DictMethodsAndTests) {
             "True True True True True False True True False");
 }
 
+TEST(ChatEvaluator, UndefinedSubscriptIsUndefined) {
+  // jinja2 turns a failed lookup into Undefined, an undefined key included;
+  // only using the result (an attribute of it) is an error.
+  EXPECT_EQ(RenderSource("{{ {'a': 1}[nothing] is defined }} {{ [1][nothing] is defined }} {{ s[nothing] }}|"
+                         "{{ none[0] is defined }} {{ {'string': 'str'}[{'k': 1}.type] is defined }}"),
+            "False False |False False");
+  EXPECT_EQ(ErrorOf("{{ {'a': 1}[nothing].x }}"),
+            "'dict object' has no element 'Undefined' is undefined (reading attribute 'x')");
+}
+
 TEST(ChatEvaluator, LoopVariablesAndControl) {
   EXPECT_EQ(RenderSource("{% for x in ['a', 'b', 'c'] %}{{ loop.index }}{{ loop.index0 }}{{ loop.first }}{{ loop.last }}"
                 "{{ loop.length }}{{ loop.previtem }}{{ loop.nextitem }};{% endfor %}"),
