@@ -56,6 +56,56 @@ printf '%s' '{"model":"m","messages":[{"role":"system","content":"s"},{"role":"u
 printf '%s' '{"prompt":[1,2,3],"max_completion_tokens":4,"logprobs":2,"presence_penalty":-1.5,"frequency_penalty":2,"n":1}' > "$out/openai_request_fuzz/completion.json"
 printf '%s' '{"prompt":"text","stop":"\\n","top_k":40,"ignore_eos":true}' > "$out/openai_request_fuzz/prompt.json"
 
+# response_format's JSON schemas: the schemas of the validator cross-check.
+mkdir -p "$out/json_schema_fuzz"
+cp "$repo"/tests/data/json_schemas/*.json "$out/json_schema_fuzz/"
+
+# The `grammar` field's GBNF: grammars that use every syntax form (JSON,
+# arithmetic, bounded repetitions, Unicode classes and escapes, comments,
+# groups over several lines, an ambiguous grammar).
+mkdir -p "$out/gbnf_fuzz"
+cat > "$out/gbnf_fuzz/json.gbnf" <<'GBNF'
+root   ::= ws value ws
+value  ::= object | array | string | number | "true" | "false" | "null"
+object ::= "{" ws ( member ( ws "," ws member )* )? ws "}"
+member ::= string ws ":" ws value
+array  ::= "[" ws ( value ( ws "," ws value )* )? ws "]"
+string ::= "\"" char* "\""
+char   ::= [^"\\\x00-\x1F] | "\\" ( ["\\/bfnrt] | "u" [0-9a-fA-F]{4} )
+number ::= "-"? ( "0" | [1-9] [0-9]{0,15} ) ( "." [0-9]+ )? ( [eE] [-+]? [0-9]+ )?
+ws     ::= [ \t\n\r]*
+GBNF
+cat > "$out/gbnf_fuzz/arithmetic.gbnf" <<'GBNF'
+# Arithmetic with precedence.
+root ::= expr
+expr ::= term (("+" | "-") term)*
+term ::= factor (("*" | "/") factor)*
+factor ::= [0-9]+ | "(" expr ")" | "-" factor
+GBNF
+cat > "$out/gbnf_fuzz/repetitions.gbnf" <<'GBNF'
+root ::= "a"{2} "b"{1,3} "c"{2,} "d"{,2} "e"? "f"* "g"+ ("hi" | [j-l]){0,4} .
+GBNF
+cat > "$out/gbnf_fuzz/unicode.gbnf" <<'GBNF'
+root ::= [\u00e0-\u00ff\U0001F600-\U0001F64F]+ [^\x00-\x7F] "\xe9\u20AC\U0001F600" "é€😀" [α-ω]* [\[\]\-\^\\] "\n\r\t\"\'\/"
+GBNF
+cat > "$out/gbnf_fuzz/lines.gbnf" <<'GBNF'
+root ::=
+  item |
+  ( "(" # a group over lines
+      item
+    | "[" root "]"
+  ) list
+item ::= [a-z] [a-z0-9-]*
+list ::= ("," item)*
+GBNF
+cat > "$out/gbnf_fuzz/ambiguous.gbnf" <<'GBNF'
+root ::= x* "a" x* | "a" root "b" | "a" root root "b" | "c"
+x ::= "a" | "b" | "ab"
+GBNF
+cat > "$out/gbnf_fuzz/no-character.gbnf" <<'GBNF'
+root ::= "a" ([] | [\uD800-\uDFFF])? | [] | "b" [^\x00-\U0010FFFF]*
+GBNF
+
 # llama.cpp's KL-divergence base files: two valid ones (n_ctx 4 and 6, odd and even vocabularies).
 mkdir -p "$out/logits_file_fuzz"
 python3 - "$out/logits_file_fuzz" <<'PY'

@@ -41,13 +41,14 @@ LAYERS = [
     ("system", 1, ["base"]),           # machine probes: CPU, memory, bandwidth, peak RSS
     ("quant", 1, ["base"]),            # block formats: the type table, reference (de)quantizers
     ("chat", 1, ["base"]),             # chat templates (Jinja2 subset)
+    ("grammar", 1, ["base"]),          # GBNF grammars, matchers and token masks for constrained decoding
     ("formats", 2, ["quant"]),         # GGUF, ELF/PE/Mach-O, hwx/.ane readers and writers
     ("kernels", 2, ["quant"]),         # CPU compute: scalar reference + SIMD
     ("bundle", 3, ["formats"]),        # dependency resolution, policy and checks of a shipped runtime
     ("convert", 3, ["formats"]),       # quantization plan and the GGUF-to-GGUF quantizer
     ("model", 3, ["kernels", "formats"]),  # architectures, weight binding, forward pass
     ("tokenizer", 3, ["formats"]),     # SPM, BPE, WordPiece
-    ("runtime", 4, ["model", "tokenizer", "chat"]),  # sessions, sampling, generation
+    ("runtime", 4, ["model", "tokenizer", "chat", "grammar"]),  # sessions, sampling, generation
     ("store", 5, ["formats"]),         # the models directory: pull, manifests, names
     ("engines", 5, ["runtime", "abi"]),  # engine interface, registry, plugins
     ("server", 6, ["engines", "store", "system"]),  # OpenAI-compatible HTTP, scheduler
