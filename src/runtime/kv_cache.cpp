@@ -1,5 +1,7 @@
 #include "runtime/kv_cache.h"
 
+#include <cstring>
+
 #include "base/check.h"
 
 namespace trit::runtime {
@@ -20,6 +22,18 @@ kernels::KvView KvCache::View(int32_t seq, int64_t layer) {
   TRIT_CHECK(seq >= 0 && seq < n_seq_ && layer >= 0 && layer < n_layer_);
   const size_t offset = static_cast<size_t>((seq * n_layer_ + layer) * n_ctx_ * kv_dim_) * element_bytes_;
   return kernels::KvView{type_, k_.data() + offset, v_.data() + offset, kv_dim_};
+}
+
+void KvCache::CopyPrefix(int32_t from, int32_t to, int64_t n_tokens) {
+  TRIT_CHECK(from >= 0 && from < n_seq_ && to >= 0 && to < n_seq_ && from != to);
+  TRIT_CHECK(n_tokens >= 0 && n_tokens <= n_ctx_);
+  const size_t bytes = static_cast<size_t>(n_tokens * kv_dim_) * element_bytes_;
+  for (int64_t layer = 0; layer < n_layer_; ++layer) {
+    const size_t src = static_cast<size_t>((from * n_layer_ + layer) * n_ctx_ * kv_dim_) * element_bytes_;
+    const size_t dst = static_cast<size_t>((to * n_layer_ + layer) * n_ctx_ * kv_dim_) * element_bytes_;
+    std::memcpy(k_.data() + dst, k_.data() + src, bytes);
+    std::memcpy(v_.data() + dst, v_.data() + src, bytes);
+  }
 }
 
 }  // namespace trit::runtime

@@ -16,6 +16,9 @@ class KvCache final : public model::KvProvider {
   KvCache(int64_t n_seq, int64_t n_layer, int64_t n_ctx, int64_t kv_dim, kernels::KvType type);
 
   kernels::KvView View(int32_t seq, int64_t layer) override;
+  // Copies the first n_tokens rows of every layer of sequence `from` over
+  // those of `to` (the keys and values of a shared prompt prefix).
+  void CopyPrefix(int32_t from, int32_t to, int64_t n_tokens);
 
   int64_t n_ctx() const { return n_ctx_; }
   kernels::KvType type() const { return type_; }

@@ -115,4 +115,20 @@ Status Session::Truncate(int32_t seq, int64_t n_tokens) {
   return Status::Ok();
 }
 
+Status Session::CopyPrefix(int32_t from, int32_t to, int64_t n_tokens) {
+  for (int32_t seq : {from, to}) {
+    if (seq < 0 || seq >= n_seq()) {
+      return Error(ErrorCode::kInvalidArgument, "sequence {} is out of range, expected 0..{}", seq, n_seq() - 1);
+    }
+  }
+  if (from == to) return Error(ErrorCode::kInvalidArgument, "cannot copy sequence {} onto itself", from);
+  if (n_tokens < 0 || n_tokens > Length(from)) {
+    return Error(ErrorCode::kInvalidArgument, "cannot copy {} tokens of sequence {}: it holds {}", n_tokens, from,
+                 Length(from));
+  }
+  kv_.CopyPrefix(from, to, n_tokens);
+  lengths_[static_cast<size_t>(to)] = n_tokens;
+  return Status::Ok();
+}
+
 }  // namespace trit::runtime

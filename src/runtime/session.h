@@ -3,6 +3,7 @@
 //   Decode(batch)  tokens of one or more sequences; logits of the rows asked
 //   Verify(ids)    M x vocab logits of every row (speculative verification)
 //   Truncate(s, n) keep the first n tokens of sequence s (rejected drafts)
+//   CopyPrefix(a, b, n)  sequence b holds the first n tokens of a (a shared prompt)
 // A row's logits are bit-identical whether it runs alone, in a chunk of any
 // size, beside other sequences, or with any thread count (contract 2).
 #pragma once
@@ -68,6 +69,11 @@ class Session {
   Expected<Logits> Verify(std::span<const int32_t> ids, int32_t seq = 0);
   // Keeps the first n_tokens tokens of `seq` (n_tokens <= its length).
   Status Truncate(int32_t seq, int64_t n_tokens);
+  // Sequence `to` becomes the first n_tokens tokens of `from` (n_tokens <=
+  // its length; `to` != `from`): their cache entries are copied, so the rows
+  // that follow give the same logits, bit for bit, as if `to` had computed
+  // that prefix itself (its entries are the same bits).
+  Status CopyPrefix(int32_t from, int32_t to, int64_t n_tokens);
 
   int64_t Length(int32_t seq) const { return lengths_.at(static_cast<size_t>(seq)); }
   int64_t n_ctx() const { return kv_.n_ctx(); }

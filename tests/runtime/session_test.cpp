@@ -110,6 +110,35 @@ TEST_F(SessionTest, TruncateThenRerunGivesTheSameLogits) {
   EXPECT_FALSE(s->Truncate(0, 42).ok());
 }
 
+TEST_F(SessionTest, CopiedPrefixContinuesAsIfComputed) {
+  const std::vector<float> reference = Chunked(41, 1);
+  for (kernels::KvType kv : {kernels::KvType::kF16, kernels::KvType::kF32}) {
+    auto s = NewSession(2, 3, 0, kv);
+    // Sequence 2 holds other tokens first: the copy must replace them.
+    ASSERT_TRUE(s->Verify(std::vector<int32_t>{9, 8, 7, 6, 5, 4, 3, 2, 1, 9, 8, 7, 6, 5, 4, 3, 2, 1, 9, 8, 7, 6, 5, 4, 3},
+                          2).ok());
+    ASSERT_TRUE(s->Verify(std::span<const int32_t>(kIds).first(30), 0).ok());
+    ASSERT_TRUE(s->CopyPrefix(0, 2, 20).ok());
+    EXPECT_EQ(s->Length(2), 20);
+    EXPECT_EQ(s->Length(0), 30);
+    Expected<runtime::Logits> l = s->Verify(std::span<const int32_t>(kIds).subspan(20), 2);
+    ASSERT_TRUE(l.ok()) << l.status().message();
+    if (kv == kernels::KvType::kF16) {
+      EXPECT_EQ(std::memcmp(l->values.data(), reference.data() + 20 * 512, l->values.size() * sizeof(float)), 0);
+    }
+    // And the same as sequence 1 computing everything itself under this cache type.
+    Expected<runtime::Logits> own = s->Verify(kIds, 1);
+    ASSERT_TRUE(own.ok());
+    EXPECT_EQ(std::memcmp(l->values.data(), own->values.data() + 20 * 512, l->values.size() * sizeof(float)), 0);
+  }
+  auto s = NewSession(1, 2);
+  ASSERT_TRUE(s->Verify(std::span<const int32_t>(kIds).first(5), 0).ok());
+  EXPECT_FALSE(s->CopyPrefix(0, 1, 6).ok());  // more than it holds
+  EXPECT_FALSE(s->CopyPrefix(0, 0, 2).ok());  // onto itself
+  EXPECT_FALSE(s->CopyPrefix(0, 2, 2).ok());  // no such sequence
+  EXPECT_FALSE(s->CopyPrefix(-1, 1, 2).ok());
+}
+
 TEST_F(SessionTest, ContextOverflowRefused) {
   auto s = NewSession(1, 1, 8);
   EXPECT_TRUE(s->Verify(std::span<const int32_t>(kIds).first(6)).ok());
