@@ -2,6 +2,7 @@
 // Loads the model, starts the scheduler (N slots sharing one session) and
 // serves until SIGINT or SIGTERM.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -30,6 +31,7 @@ namespace {
 struct ServeOptions {
   std::string model;
   std::string engine;  // --engine; empty: the registry chooses
+  std::vector<std::string> aliases;  // --alias
   std::string host = "127.0.0.1";
   int port = 8080;
   int32_t parallel = 4;
@@ -40,6 +42,7 @@ struct ServeOptions {
   int threads = 0;
   size_t max_body = size_t{4} << 20;
   bool no_webui = false;
+  bool no_prompt_reuse = false;
   int max_connections = 512;
   int max_connections_per_client = 0;
   int idle_timeout = 15;
@@ -136,12 +139,16 @@ int RunServe(const ServeOptions& opt) {
     PrintError(model.status().message());
     return model.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
+  for (const std::string& alias : opt.aliases) {
+    if (!(*model)->Answers(alias)) (*model)->aliases.push_back(alias);
+  }
   server::Metrics metrics;
   for (const std::string& label : api_keys->labels()) metrics.DeclareKey(label);
   server::SchedulerOptions so;
   so.n_slots = opt.parallel;
   so.max_queue = opt.queue;
   so.n_ctx = opt.ctx;
+  so.reuse_prompts = !opt.no_prompt_reuse;
   so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   Expected<std::unique_ptr<server::Scheduler>> scheduler = server::Scheduler::Create(**model, so, &metrics);
   if (!scheduler.ok()) {
@@ -173,6 +180,7 @@ int RunServe(const ServeOptions& opt) {
              (*scheduler)->n_ctx(), so.n_threads,
              n_keys == 0 ? "" : n_keys == 1 ? ", API key required" : fmt::format(", {} API keys", n_keys), opt.host,
              http.port());
+  fmt::print(stderr, "trit: requests name the model '{}'\n", fmt::join((*model)->names(), "' or '"));
   if (ho.webui) fmt::print(stderr, "trit: chat in the browser at http://{}:{}/\n", BrowserHost(opt.host), http.port());
   std::fflush(stderr);
   const bool ok = http.Listen();
@@ -237,12 +245,26 @@ Command AddServeCommand(CLI::App& parent) {
                   "Seconds a connection may send nothing (inside a request or between requests) before it is closed")
       ->default_val(15)
       ->check(CLI::Range(1, 3600));
+  app->add_option("--alias", opt->aliases,
+                  "Another name the model answers to in a request's \"model\" (repeatable), for clients that send a "
+                  "fixed name such as gpt-4o-mini; /v1/models lists them")
+      ->check([](const std::string& name) -> std::string {
+        if (name.empty() || name.size() > 256) return "a model alias must have 1 to 256 characters";
+        for (unsigned char c : name) {
+          if (c < 0x20 || c == 0x7F || c == ' ') return "a model alias may not hold spaces or control characters";
+        }
+        return "";
+      });
+  app->add_flag("--no-prompt-reuse", opt->no_prompt_reuse,
+                "Compute every prompt in full, even where a slot's cache already holds its start (answers are the "
+                "same either way; for comparisons)");
   app->add_flag("--no-webui", opt->no_webui,
                 "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(
       "Examples:\n  trit serve model.gguf --parallel 8              # API at http://127.0.0.1:8080/v1, chat page at /\n"
       "  TRIT_API_KEY=secret trit serve model.gguf --host 0.0.0.0 --port 9000\n"
       "  trit serve model.gguf --api-key-file keys.txt   # keys.txt: 'alice sk-...' per line\n"
+      "  trit serve model.gguf --alias gpt-4o-mini        # clients that send that name get this model\n"
       "  curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\\n"
       "       -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":32}'");
   return {app, [opt] { return RunServe(*opt); }};

@@ -23,86 +23,120 @@ const ApiError kStopping{.status = 503,
                          .param = "",
                          .code = "unavailable"};
 
+// Cancels every channel: the client left, or one choice failed and the
+// others are of no use.
+void CancelAll(const std::vector<std::shared_ptr<RequestChannel>>& channels) {
+  for (const auto& c : channels) c->Cancel();
+}
+
 class CompletionReply final : public DeferredReply {
  public:
-  CompletionReply(std::shared_ptr<RequestChannel> channel, CompletionReplyOptions options)
-      : channel_(std::move(channel)), options_(std::move(options)) {}
-
-  void SetWaker(Waker waker) override { channel_->SetNotify(std::move(waker)); }
-
-  std::optional<HttpResponse> Poll() override {
-    for (Event& e : channel_->TryTake()) {
-      text_ += e.text;
-      for (TokenLogprob& t : e.logprobs) logprobs_.push_back(std::move(t));
-      if (!e.done) continue;
-      if (e.finish == FinishReason::kDisplaced) {
-        HttpResponse r = ErrorResponse(Busy(e.error));
-        r.headers.emplace_back("Retry-After", "1");
-        return r;
-      }
-      if (e.finish == FinishReason::kError) return ErrorResponse(Failed(e.error));
-      return HttpResponse{.status = 200,
-                          .content_type = kJson,
-                          .body = CompletionBody(options_.endpoint, options_.info, text_,
-                                                 options_.logprobs ? &logprobs_ : nullptr, e.finish,
-                                                 {e.n_prompt, e.n_generated}),
-                          .headers = {}};
-    }
-    return std::nullopt;
+  CompletionReply(std::vector<std::shared_ptr<RequestChannel>> channels, CompletionReplyOptions options)
+      : channels_(std::move(channels)), options_(std::move(options)), choices_(channels_.size()),
+        logprobs_(channels_.size()) {
+    for (Choice& c : choices_) c.text = options_.echo;
   }
 
-  void Abort() override { channel_->Cancel(); }
+  void SetWaker(Waker waker) override {
+    for (const auto& c : channels_) c->SetNotify(waker);
+  }
+
+  std::optional<HttpResponse> Poll() override {
+    for (size_t i = 0; i < channels_.size(); ++i) {
+      for (Event& e : channels_[i]->TryTake()) {
+        choices_[i].text += e.text;
+        for (TokenLogprob& t : e.logprobs) logprobs_[i].push_back(std::move(t));
+        if (!e.done) continue;
+        if (e.finish == FinishReason::kDisplaced || e.finish == FinishReason::kError) {
+          CancelAll(channels_);
+          HttpResponse r = ErrorResponse(e.finish == FinishReason::kDisplaced ? Busy(e.error) : Failed(e.error));
+          if (e.finish == FinishReason::kDisplaced) r.headers.emplace_back("Retry-After", "1");
+          return r;
+        }
+        choices_[i].finish = e.finish;
+        usage_.prompt_tokens = e.n_prompt;  // the same prompt for every choice
+        usage_.completion_tokens += e.n_generated;
+        if (i == 0) usage_.cached_tokens = e.n_cached;
+        ++n_done_;
+      }
+    }
+    if (n_done_ < channels_.size()) return std::nullopt;
+    if (options_.logprobs) {
+      for (size_t i = 0; i < choices_.size(); ++i) choices_[i].logprobs = &logprobs_[i];
+    }
+    return HttpResponse{.status = 200,
+                        .content_type = kJson,
+                        .body = CompletionBody(options_.endpoint, options_.info, choices_, usage_),
+                        .headers = {}};
+  }
+
+  void Abort() override { CancelAll(channels_); }
   HttpResponse Interrupted() override { return ErrorResponse(kStopping); }
 
  private:
-  std::shared_ptr<RequestChannel> channel_;
+  std::vector<std::shared_ptr<RequestChannel>> channels_;
   CompletionReplyOptions options_;
-  std::string text_;
-  std::vector<TokenLogprob> logprobs_;
+  std::vector<Choice> choices_;
+  std::vector<std::vector<TokenLogprob>> logprobs_;
+  Usage usage_;
+  size_t n_done_ = 0;
 };
 
+// Each choice streams its own chunks (with its index) as its tokens come;
+// the usage chunk and [DONE] follow the last choice's end.
 class CompletionStream final : public StreamReply {
  public:
-  CompletionStream(std::shared_ptr<RequestChannel> channel, CompletionReplyOptions options)
-      : channel_(std::move(channel)), options_(std::move(options)) {}
+  CompletionStream(std::vector<std::shared_ptr<RequestChannel>> channels, CompletionReplyOptions options)
+      : channels_(std::move(channels)), options_(std::move(options)), first_(channels_.size(), true) {}
 
-  void SetWaker(Waker waker) override { channel_->SetNotify(std::move(waker)); }
+  void SetWaker(Waker waker) override {
+    for (const auto& c : channels_) c->SetNotify(waker);
+  }
 
   bool Read(std::string& out, bool idle) override {
-    const std::vector<Event> events = channel_->TryTake();
-    if (events.empty()) {
-      // An SSE comment: clients ignore it, and writing it finds a closed
-      // connection even while the request waits in the queue.
-      if (idle) out += ": waiting\n\n";
-      return true;
-    }
-    for (const Event& e : events) {
-      if (e.done && (e.finish == FinishReason::kError || e.finish == FinishReason::kDisplaced)) {
-        // The stream has begun (status 200); the error comes as an event.
-        Send(out, ErrorBody(e.finish == FinishReason::kDisplaced ? Busy(e.error) : Failed(e.error)));
-        Send(out, "[DONE]");
-        return false;
-      }
-      const bool has_payload = !e.text.empty() || !e.logprobs.empty() || first_;
-      if (has_payload) {
-        const bool with_logprobs = options_.logprobs && !e.logprobs.empty();
-        Send(out, ChunkBody(options_.endpoint, options_.info, e.text, with_logprobs ? &e.logprobs : nullptr,
-                            FinishReason::kNone, first_, options_.include_usage));
-        first_ = false;
-      }
-      if (e.done) {
-        Send(out, ChunkBody(options_.endpoint, options_.info, "", nullptr, e.finish, false, options_.include_usage));
-        if (options_.include_usage) {
-          Send(out, UsageChunkBody(options_.endpoint, options_.info, {e.n_prompt, e.n_generated}));
+    bool any = false;
+    for (size_t i = 0; i < channels_.size(); ++i) {
+      const std::vector<Event> events = channels_[i]->TryTake();
+      any |= !events.empty();
+      for (const Event& e : events) {
+        if (e.done && (e.finish == FinishReason::kError || e.finish == FinishReason::kDisplaced)) {
+          // The stream has begun (status 200); the error comes as an event.
+          CancelAll(channels_);
+          Send(out, ErrorBody(e.finish == FinishReason::kDisplaced ? Busy(e.error) : Failed(e.error)));
+          Send(out, "[DONE]");
+          return false;
         }
-        Send(out, "[DONE]");
-        return false;
+        const int index = static_cast<int>(i);
+        const bool has_payload = !e.text.empty() || !e.logprobs.empty() || first_[i];
+        if (has_payload) {
+          const bool with_logprobs = options_.logprobs && !e.logprobs.empty();
+          Send(out, ChunkBody(options_.endpoint, options_.info, index, first_[i] ? options_.echo + e.text : e.text,
+                              with_logprobs ? &e.logprobs : nullptr, FinishReason::kNone, first_[i],
+                              options_.include_usage));
+          first_[i] = false;
+        }
+        if (e.done) {
+          Send(out, ChunkBody(options_.endpoint, options_.info, index, "", nullptr, e.finish, false,
+                              options_.include_usage));
+          usage_.prompt_tokens = e.n_prompt;
+          usage_.completion_tokens += e.n_generated;
+          if (i == 0) usage_.cached_tokens = e.n_cached;
+          ++n_done_;
+        }
       }
     }
+    if (n_done_ == channels_.size()) {
+      if (options_.include_usage) Send(out, UsageChunkBody(options_.endpoint, options_.info, usage_));
+      Send(out, "[DONE]");
+      return false;
+    }
+    // An SSE comment: clients ignore it, and writing it finds a closed
+    // connection even while the request waits in the queue.
+    if (!any && idle) out += ": waiting\n\n";
     return true;
   }
 
-  void Abort() override { channel_->Cancel(); }
+  void Abort() override { CancelAll(channels_); }
 
   std::string Interrupted() override {
     std::string out;
@@ -118,23 +152,26 @@ class CompletionStream final : public StreamReply {
     out += "\n\n";
   }
 
-  std::shared_ptr<RequestChannel> channel_;
+  std::vector<std::shared_ptr<RequestChannel>> channels_;
   CompletionReplyOptions options_;
-  bool first_ = true;
+  std::vector<bool> first_;
+  Usage usage_;
+  size_t n_done_ = 0;
 };
 
 }  // namespace
 
-std::shared_ptr<DeferredReply> MakeCompletionReply(std::shared_ptr<RequestChannel> channel,
+std::shared_ptr<DeferredReply> MakeCompletionReply(std::vector<std::shared_ptr<RequestChannel>> channels,
                                                    CompletionReplyOptions options) {
-  return std::make_shared<CompletionReply>(std::move(channel), std::move(options));
+  return std::make_shared<CompletionReply>(std::move(channels), std::move(options));
 }
 
-StreamStart MakeCompletionStream(std::shared_ptr<RequestChannel> channel, CompletionReplyOptions options) {
+StreamStart MakeCompletionStream(std::vector<std::shared_ptr<RequestChannel>> channels,
+                                 CompletionReplyOptions options) {
   return {.content_type = "text/event-stream",
           .headers = {{"Cache-Control", "no-cache"},
                       {"X-Accel-Buffering", "no"}},  // nginx: pass events on as they come
-          .stream = std::make_shared<CompletionStream>(std::move(channel), std::move(options))};
+          .stream = std::make_shared<CompletionStream>(std::move(channels), std::move(options))};
 }
 
 HttpResponse ErrorResponse(const ApiError& error) {

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "server/http_transport.h"
 #include "server/openai_protocol.h"
@@ -17,13 +19,16 @@ struct CompletionReplyOptions {
   ResponseInfo info;
   bool logprobs = false;       // the request asked for logprobs
   bool include_usage = false;  // stream_options.include_usage
+  std::string echo;            // text the answer starts with (completions' echo: the prompt)
 };
 
-std::shared_ptr<DeferredReply> MakeCompletionReply(std::shared_ptr<RequestChannel> channel,
+// `channels`: one per choice (n), in choice order.
+std::shared_ptr<DeferredReply> MakeCompletionReply(std::vector<std::shared_ptr<RequestChannel>> channels,
                                                    CompletionReplyOptions options);
 
 // Sent with the 200 and the text/event-stream type: its headers.
-StreamStart MakeCompletionStream(std::shared_ptr<RequestChannel> channel, CompletionReplyOptions options);
+StreamStart MakeCompletionStream(std::vector<std::shared_ptr<RequestChannel>> channels,
+                                 CompletionReplyOptions options);
 
 // An error in OpenAI's shape, as an HTTP response.
 HttpResponse ErrorResponse(const ApiError& error);

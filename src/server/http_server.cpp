@@ -1,6 +1,7 @@
 #include "server/http_server.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <atomic>
 #include <ctime>
@@ -28,6 +29,13 @@ ApiError MakeError(int status, std::string message, std::string type, std::strin
   e.code = std::move(code);
   e.param = std::move(param);
   return e;
+}
+
+// A request named a model this server does not answer to: the 404 names those it does.
+ApiError UnknownModel(const std::string& asked, const ServedModel& model) {
+  return MakeError(404, fmt::format("the model '{}' does not exist; this server has '{}'", asked,
+                                    fmt::join(model.names(), "', '")),
+                   "invalid_request_error", "model_not_found", "model");
 }
 
 HttpResponse Json(std::string body) { return {.status = 200, .content_type = kJson, .body = std::move(body), .headers = {}}; }
@@ -140,14 +148,11 @@ HttpReply HttpServer::Impl::Handle(const HttpRequest& req) {
                                      "invalid_request_error", "model_not_supported", "model"));
     }
   } else if (req.method == "GET" || req.method == "HEAD") {
-    if (path == "/v1/models") return Json(ModelsBody(model.id, started));
+    if (path == "/v1/models") return Json(ModelsBody(model.names(), started));
     if (path.starts_with("/v1/models/") && path.size() > std::string_view("/v1/models/").size()) {
       const std::string id = path.substr(std::string_view("/v1/models/").size());
-      if (id != model.id) {
-        return ErrorResponse(MakeError(404, fmt::format("the model '{}' does not exist; this server has '{}'", id, model.id),
-                                       "invalid_request_error", "model_not_found", "model"));
-      }
-      return Json(ModelBody(model.id, started));
+      if (!model.Answers(id)) return ErrorResponse(UnknownModel(id, model));
+      return Json(ModelBody(id, started));
     }
     if (path == "/health") {
       if (scheduler.running()) return Json(R"({"status":"ok"})");
@@ -172,10 +177,7 @@ HttpReply HttpServer::Impl::Handle(const HttpRequest& req) {
 HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint) {
   CompletionRequest cr;
   if (auto e = ParseCompletionRequest(req.body, endpoint, &cr)) return ErrorResponse(*e);
-  if (!cr.model.empty() && cr.model != model.id) {
-    return ErrorResponse(MakeError(404, fmt::format("the model '{}' does not exist; this server has '{}'", cr.model, model.id),
-                                   "invalid_request_error", "model_not_found", "model"));
-  }
+  if (!cr.model.empty() && !model.Answers(cr.model)) return ErrorResponse(UnknownModel(cr.model, model));
   std::vector<int32_t> prompt;
   const char* prompt_param = endpoint == Endpoint::kChatCompletions ? "messages" : "prompt";
   if (endpoint == Endpoint::kChatCompletions) {
@@ -196,6 +198,17 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
   } else {
     prompt = model.tokenizer->Encode(cr.prompt, {.add_special = true, .parse_special = false});
   }
+  for (const auto& [id, bias] : cr.params.logit_bias) {
+    if (!model.tokenizer->vocab().Valid(id)) {
+      return ErrorResponse(MakeError(400,
+                                     fmt::format("'logit_bias' names token {}, not in the vocabulary of {} tokens", id,
+                                                 model.tokenizer->vocab().size()),
+                                     "invalid_request_error", "invalid_value", "logit_bias"));
+    }
+  }
+  // echo: the prompt as given, or the text of the token ids given.
+  std::string echo;
+  if (cr.echo) echo = cr.prompt_ids.has_value() ? model.tokenizer->Decode(prompt, {}) : cr.prompt;
   if (static_cast<int64_t>(prompt.size()) > scheduler.n_ctx()) {
     return ErrorResponse(MakeError(400,
                                    fmt::format("this model's context is {} tokens per request, but the prompt has {} tokens",
@@ -205,26 +218,38 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
   // Who sent it, for the scheduler's fairness between clients: its API key,
   // or without keys its address (every connection of one host is one client).
   const std::string* key = KeyLabel(req);
-  Submission sub = scheduler.Submit(std::move(prompt), cr.params, key != nullptr ? *key : std::string(),
-                                    key != nullptr ? "key " + *key : "address " + req.remote_address);
-  if (sub.result == SubmitResult::kQueueFull) {
-    HttpResponse r = ErrorResponse(MakeError(429, sub.message, "rate_limit_error", "server_busy"));
-    r.headers.emplace_back("Retry-After", "1");
-    return r;
-  }
-  if (sub.result == SubmitResult::kShuttingDown) {
-    return ErrorResponse(MakeError(503, sub.message, "server_error", "unavailable"));
-  }
-  if (sub.result != SubmitResult::kAccepted) {
-    return ErrorResponse(MakeError(400, sub.message, "invalid_request_error", "invalid_value", prompt_param));
+  // n choices are n requests of one prompt, choice i with seed + i; the
+  // scheduler computes the prompt once and copies it to the others' slots.
+  std::vector<std::shared_ptr<RequestChannel>> channels;
+  for (int32_t i = 0; i < cr.n; ++i) {
+    GenerationParams params = cr.params;
+    params.sampling.seed += static_cast<uint64_t>(i);
+    Submission sub = scheduler.Submit(prompt, std::move(params), key != nullptr ? *key : std::string(),
+                                      key != nullptr ? "key " + *key : "address " + req.remote_address);
+    if (sub.result != SubmitResult::kAccepted) {
+      for (const auto& c : channels) c->Cancel();  // all choices or none
+    }
+    if (sub.result == SubmitResult::kQueueFull) {
+      HttpResponse r = ErrorResponse(MakeError(429, sub.message, "rate_limit_error", "server_busy"));
+      r.headers.emplace_back("Retry-After", "1");
+      return r;
+    }
+    if (sub.result == SubmitResult::kShuttingDown) {
+      return ErrorResponse(MakeError(503, sub.message, "server_error", "unavailable"));
+    }
+    if (sub.result != SubmitResult::kAccepted) {
+      return ErrorResponse(MakeError(400, sub.message, "invalid_request_error", "invalid_value", prompt_param));
+    }
+    channels.push_back(std::move(sub.channel));
   }
   CompletionReplyOptions reply{.endpoint = endpoint,
                                .info = {NewId(endpoint == Endpoint::kChatCompletions ? "chatcmpl-" : "cmpl-"),
                                         static_cast<int64_t>(std::time(nullptr)), model.id},
                                .logprobs = cr.params.top_logprobs >= 0,
-                               .include_usage = cr.include_usage};
-  if (cr.stream) return MakeCompletionStream(sub.channel, std::move(reply));
-  return MakeCompletionReply(sub.channel, std::move(reply));
+                               .include_usage = cr.include_usage,
+                               .echo = std::move(echo)};
+  if (cr.stream) return MakeCompletionStream(std::move(channels), std::move(reply));
+  return MakeCompletionReply(std::move(channels), std::move(reply));
 }
 
 HttpResponse HttpServer::Impl::Tokenize(const HttpRequest& req) {

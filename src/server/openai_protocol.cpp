@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <span>
+
+#include "grammar/json_schema.h"
 
 namespace trit::server {
 
@@ -12,6 +16,8 @@ using nlohmann::json;
 namespace {
 
 constexpr int kMaxDepth = 64;
+// Choices of one request at most (OpenAI allows 128; each takes a slot).
+constexpr int64_t kMaxChoices = 16;
 
 // Deep nesting is refused before parsing, so no body can exhaust the stack.
 bool NestingWithin(std::string_view body, int max_depth) {
@@ -172,6 +178,143 @@ std::optional<ApiError> ReadPrompt(const json& body, CompletionRequest* out) {
   return Invalid("prompt", "'prompt' must be a string, an array of one string, or an array of token ids (one prompt per request)");
 }
 
+// The request fields each endpoint reads. OpenAI's own, plus the llama.cpp
+// server's sampling fields that clients of local servers send (top_k, min_p,
+// repeat_penalty, ignore_eos, grammar).
+constexpr std::string_view kCommonFields[] = {
+    "model", "stream", "stream_options", "temperature", "top_p", "presence_penalty", "frequency_penalty",
+    "max_tokens", "n", "seed", "stop", "logit_bias", "logprobs", "top_k", "min_p", "repeat_penalty",
+    "ignore_eos", "grammar"};
+constexpr std::string_view kChatFields[] = {"messages", "max_completion_tokens", "top_logprobs", "response_format"};
+constexpr std::string_view kCompletionFields[] = {"prompt", "echo", "best_of"};
+// Fields OpenAI documents as not changing the answer: accepted and not used.
+constexpr std::string_view kAdvisoryFields[] = {"user", "metadata", "store", "service_tier", "parallel_tool_calls",
+                                                "prediction"};
+
+bool Listed(std::span<const std::string_view> list, std::string_view key) {
+  return std::find(list.begin(), list.end(), key) != list.end();
+}
+
+bool IsEmptyOr(const json& v, std::string_view none) {
+  return v.is_null() || (v.is_array() && v.empty()) || (v.is_string() && v.get<std::string>() == none);
+}
+
+// Fields that trit does not implement and that would change the answer are
+// refused by name; so are fields no endpoint knows (as OpenAI refuses them).
+std::optional<ApiError> CheckFields(const json& body, Endpoint endpoint) {
+  const bool chat = endpoint == Endpoint::kChatCompletions;
+  for (const auto& [key, value] : body.items()) {
+    if (Listed(kCommonFields, key) || Listed(kAdvisoryFields, key) ||
+        Listed(chat ? std::span<const std::string_view>(kChatFields) : kCompletionFields, key)) {
+      continue;
+    }
+    // Present but saying "none" changes nothing.
+    if ((key == "tools" || key == "functions") && IsEmptyOr(value, "")) continue;
+    if ((key == "tool_choice" || key == "function_call") && IsEmptyOr(value, "none")) continue;
+    if (key == "modalities" && value.is_array() && value.size() == 1 && value[0] == "text") continue;
+    if (key == "tools" || key == "tool_choice" || key == "functions" || key == "function_call") {
+      ApiError e = Invalid(key, fmt::format("'{}' is not supported yet: trit serve does not call tools; "
+                                            "send the request without it", key));
+      e.code = "unsupported_parameter";
+      return e;
+    }
+    if (key == "suffix" || key == "audio" || key == "modalities" || key == "reasoning_effort" ||
+        key == "web_search_options" || key == "verbosity") {
+      ApiError e = Invalid(key, fmt::format("'{}' is not supported by trit serve; send the request without it "
+                                            "(trit refuses what it would otherwise ignore)", key));
+      e.code = "unsupported_parameter";
+      return e;
+    }
+    const bool other_endpoint = chat ? Listed(kCompletionFields, key) : Listed(kChatFields, key);
+    ApiError e = Invalid(key, other_endpoint
+                                  ? fmt::format("'{}' is a parameter of {}, not of this endpoint", key,
+                                                chat ? "/v1/completions" : "/v1/chat/completions")
+                                  : fmt::format("unrecognized request argument '{}'", key));
+    e.code = "unknown_parameter";
+    return e;
+  }
+  return std::nullopt;
+}
+
+// logit_bias: {"<token id>": bias in [-100, 100], ...}.
+std::optional<ApiError> ReadLogitBias(const json& body, std::vector<std::pair<int32_t, float>>* out) {
+  auto it = body.find("logit_bias");
+  if (it == body.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) return Invalid("logit_bias", "'logit_bias' must be an object mapping token ids to numbers");
+  for (const auto& [key, value] : it->items()) {
+    int64_t id = -1;
+    const bool digits = !key.empty() && key.size() <= 10 &&
+                        std::all_of(key.begin(), key.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits) id = std::stoll(key);
+    if (id < 0 || id > INT32_MAX) {
+      return Invalid("logit_bias", fmt::format("'logit_bias' key '{}' is not a token id", key));
+    }
+    if (!value.is_number() || !(value.get<double>() >= -100.0 && value.get<double>() <= 100.0)) {
+      return Invalid("logit_bias", fmt::format("'logit_bias' of token {} must be a number in [-100, 100]", key));
+    }
+    out->emplace_back(static_cast<int32_t>(id), static_cast<float>(value.get<double>()));
+  }
+  std::sort(out->begin(), out->end());  // by id ("17" sorts before "5" as a key)
+  return std::nullopt;
+}
+
+// `grammar` (GBNF text) or `response_format`, compiled into a grammar.
+std::optional<ApiError> ReadConstraint(const json& body, Endpoint endpoint, CompletionRequest* out) {
+  std::string gbnf;
+  const char* param = "";
+  if (auto it = body.find("grammar"); it != body.end() && !it->is_null()) {
+    if (!it->is_string()) return Invalid("grammar", "'grammar' must be a string of GBNF rules");
+    gbnf = it->get<std::string>();
+    param = "grammar";
+    out->constraint = Constraint::kGbnf;
+  }
+  auto rf = body.find("response_format");
+  if (endpoint == Endpoint::kChatCompletions && rf != body.end() && !rf->is_null()) {
+    if (!rf->is_object() || !rf->contains("type") || !(*rf)["type"].is_string()) {
+      return Invalid("response_format", "'response_format' must be an object with a string 'type'");
+    }
+    const std::string type = (*rf)["type"].get<std::string>();
+    if (type != "text") {
+      if (out->constraint != Constraint::kNone) {
+        return Invalid("response_format", "give 'grammar' or 'response_format', not both");
+      }
+      param = "response_format";
+      if (type == "json_object") {
+        out->constraint = Constraint::kJsonObject;
+        gbnf = grammar::JsonObjectGbnf();
+      } else if (type == "json_schema") {
+        auto spec = rf->find("json_schema");
+        if (spec == rf->end() || !spec->is_object()) {
+          return Invalid("response_format", "'response_format' of type json_schema needs a 'json_schema' object");
+        }
+        out->constraint = Constraint::kJsonSchema;
+        auto schema = spec->find("schema");
+        // No schema: any JSON value.
+        const std::string text = schema == spec->end() || schema->is_null() ? "{}" : Dump(*schema);
+        Expected<std::string> converted = grammar::JsonSchemaToGbnf(text);
+        if (!converted.ok()) {
+          return Invalid("response_format", fmt::format("'response_format.json_schema.schema': {}",
+                                                        converted.status().message()));
+        }
+        gbnf = std::move(converted).value();
+      } else {
+        return Invalid("response_format", fmt::format("'response_format.type' is '{}'; expected text, json_object "
+                                                      "or json_schema", type));
+      }
+    }
+  }
+  if (out->constraint == Constraint::kNone) return std::nullopt;
+  Expected<std::shared_ptr<const grammar::Grammar>> compiled = grammar::ParseGbnf(gbnf);
+  if (!compiled.ok()) {
+    return Invalid(param, fmt::format("'{}' {}: {}", param,
+                                      out->constraint == Constraint::kGbnf ? "is not a valid GBNF grammar"
+                                                                           : "gave a grammar trit cannot compile",
+                                      compiled.status().message()));
+  }
+  out->params.grammar = std::move(compiled).value();
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string ErrorBody(const ApiError& error) {
@@ -190,6 +333,7 @@ std::optional<ApiError> CheckJsonObject(std::string_view body) {
 std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint endpoint, CompletionRequest* out) {
   json j;
   if (auto e = ParseJson(body, &j)) return e;
+  if (auto e = CheckFields(j, endpoint)) return e;
   out->endpoint = endpoint;
   if (auto it = j.find("model"); it != j.end() && !it->is_null()) {
     if (!it->is_string()) return Invalid("model", fmt::format("'model' must be a string, got {}", TypeName(*it)));
@@ -208,8 +352,11 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
   GenerationParams& p = out->params;
   runtime::SamplerOptions& s = p.sampling;
   // OpenAI's defaults: temperature 1, top_p 1, no top-k, min-p or repetition penalty.
-  double temperature = 1.0, top_p = 1.0, presence = 0.0, frequency = 0.0;
+  double temperature = 1.0, top_p = 1.0, presence = 0.0, frequency = 0.0, min_p = 0.0, repeat = 1.0;
   if (auto e = ReadNumber(j, "temperature", 0.0, 2.0, &temperature)) return e;
+  if (auto e = ReadNumber(j, "min_p", 0.0, 1.0, &min_p)) return e;
+  if (auto e = ReadNumber(j, "repeat_penalty", 0.0, 10.0, &repeat)) return e;
+  if (repeat <= 0.0) return Invalid("repeat_penalty", "'repeat_penalty' must be greater than 0");
   if (auto e = ReadNumber(j, "top_p", 0.0, 1.0, &top_p)) return e;
   if (auto e = ReadNumber(j, "presence_penalty", -2.0, 2.0, &presence)) return e;
   if (auto e = ReadNumber(j, "frequency_penalty", -2.0, 2.0, &frequency)) return e;
@@ -217,18 +364,16 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
   s.temperature = static_cast<float>(temperature);
   s.top_p = static_cast<float>(top_p);
   s.top_k = 0;
-  s.min_p = 0.0f;
-  s.repeat_penalty = 1.0f;
+  s.min_p = static_cast<float>(min_p);
+  s.repeat_penalty = static_cast<float>(repeat);
   s.presence_penalty = static_cast<float>(presence);
   s.frequency_penalty = static_cast<float>(frequency);
   std::optional<int64_t> max_tokens, max_completion_tokens, n, seed, top_logprobs, top_k;
   if (auto e = ReadInt(j, "max_tokens", 1, INT32_MAX, &max_tokens)) return e;
   if (auto e = ReadInt(j, "max_completion_tokens", 1, INT32_MAX, &max_completion_tokens)) return e;
   p.max_tokens = max_completion_tokens.value_or(max_tokens.value_or(-1));
-  if (auto e = ReadInt(j, "n", 1, 1, &n)) {
-    e->message = "'n' must be 1: trit serve returns one choice per request";
-    return e;
-  }
+  if (auto e = ReadInt(j, "n", 1, kMaxChoices, &n)) return e;
+  out->n = static_cast<int32_t>(n.value_or(1));
   if (auto e = ReadInt(j, "seed", INT64_MIN, INT64_MAX, &seed)) return e;
   s.seed = seed.has_value() ? static_cast<uint64_t>(*seed) : std::random_device{}();
   // top_k is not OpenAI's, but llama.cpp's server and many clients send it.
@@ -236,6 +381,16 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
   s.top_k = static_cast<int32_t>(top_k.value_or(0));
   if (auto e = ReadBool(j, "ignore_eos", &p.ignore_eos)) return e;
   if (auto e = ReadStop(j, &p.stop)) return e;
+  if (auto e = ReadLogitBias(j, &p.logit_bias)) return e;
+  if (endpoint == Endpoint::kCompletions) {
+    std::optional<int64_t> best_of;
+    if (auto e = ReadInt(j, "best_of", 1, 1, &best_of)) {
+      e->message = "'best_of' must be 1: trit serve returns one completion per request";
+      return e;
+    }
+    if (auto e = ReadBool(j, "echo", &out->echo)) return e;
+  }
+  if (auto e = ReadConstraint(j, endpoint, out)) return e;
   if (endpoint == Endpoint::kChatCompletions) {
     bool logprobs = false;
     if (auto e = ReadBool(j, "logprobs", &logprobs)) return e;
@@ -246,6 +401,9 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
     std::optional<int64_t> logprobs;
     if (auto e = ReadInt(j, "logprobs", 0, 5, &logprobs)) return e;
     p.top_logprobs = logprobs.has_value() ? static_cast<int32_t>(*logprobs) : -1;
+    if (out->echo && p.top_logprobs >= 0) {
+      return Invalid("echo", "'echo' with 'logprobs' is not supported: trit serve gives no logprobs for prompt tokens");
+    }
   }
   return std::nullopt;
 }
@@ -297,49 +455,53 @@ json CompletionLogprobs(const std::vector<TokenLogprob>& logprobs, size_t text_o
 json UsageJson(const Usage& u) {
   return json{{"prompt_tokens", u.prompt_tokens},
               {"completion_tokens", u.completion_tokens},
-              {"total_tokens", u.prompt_tokens + u.completion_tokens}};
+              {"total_tokens", u.prompt_tokens + u.completion_tokens},
+              {"prompt_tokens_details", {{"cached_tokens", u.cached_tokens}}}};
 }
 
 json Finish(FinishReason f) { return f == FinishReason::kNone ? json(nullptr) : json(FinishReasonName(f)); }
 
 }  // namespace
 
-std::string CompletionBody(Endpoint endpoint, const ResponseInfo& info, const std::string& text,
-                           const std::vector<TokenLogprob>* logprobs, FinishReason finish, const Usage& usage) {
-  json choice;
-  if (endpoint == Endpoint::kChatCompletions) {
-    choice = {{"index", 0},
-              {"message", {{"role", "assistant"}, {"content", text}}},
-              {"logprobs", logprobs != nullptr ? ChatLogprobs(*logprobs) : json(nullptr)},
-              {"finish_reason", Finish(finish)}};
-  } else {
-    choice = {{"index", 0},
-              {"text", text},
-              {"logprobs", logprobs != nullptr ? CompletionLogprobs(*logprobs, 0) : json(nullptr)},
-              {"finish_reason", Finish(finish)}};
+std::string CompletionBody(Endpoint endpoint, const ResponseInfo& info, std::span<const Choice> choices,
+                           const Usage& usage) {
+  json out = json::array();
+  for (size_t i = 0; i < choices.size(); ++i) {
+    const Choice& c = choices[i];
+    if (endpoint == Endpoint::kChatCompletions) {
+      out.push_back({{"index", i},
+                     {"message", {{"role", "assistant"}, {"content", c.text}}},
+                     {"logprobs", c.logprobs != nullptr ? ChatLogprobs(*c.logprobs) : json(nullptr)},
+                     {"finish_reason", Finish(c.finish)}});
+    } else {
+      out.push_back({{"index", i},
+                     {"text", c.text},
+                     {"logprobs", c.logprobs != nullptr ? CompletionLogprobs(*c.logprobs, 0) : json(nullptr)},
+                     {"finish_reason", Finish(c.finish)}});
+    }
   }
   return Dump(json{{"id", info.id},
                    {"object", endpoint == Endpoint::kChatCompletions ? "chat.completion" : "text_completion"},
                    {"created", info.created},
                    {"model", info.model},
                    {"system_fingerprint", "trit"},
-                   {"choices", json::array({choice})},
+                   {"choices", out},
                    {"usage", UsageJson(usage)}});
 }
 
-std::string ChunkBody(Endpoint endpoint, const ResponseInfo& info, const std::string& text,
+std::string ChunkBody(Endpoint endpoint, const ResponseInfo& info, int index, const std::string& text,
                       const std::vector<TokenLogprob>* logprobs, FinishReason finish, bool first, bool usage_null) {
   json choice;
   if (endpoint == Endpoint::kChatCompletions) {
     json delta = json::object();
     if (first) delta["role"] = "assistant";
     if (!text.empty() || first) delta["content"] = text;
-    choice = {{"index", 0},
+    choice = {{"index", index},
               {"delta", delta},
               {"logprobs", logprobs != nullptr ? ChatLogprobs(*logprobs) : json(nullptr)},
               {"finish_reason", Finish(finish)}};
   } else {
-    choice = {{"index", 0},
+    choice = {{"index", index},
               {"text", text},
               {"logprobs", logprobs != nullptr ? CompletionLogprobs(*logprobs, 0) : json(nullptr)},
               {"finish_reason", Finish(finish)}};
@@ -368,9 +530,10 @@ std::string ModelBody(const std::string& model_id, int64_t created) {
   return Dump(json{{"id", model_id}, {"object", "model"}, {"created", created}, {"owned_by", "trit"}});
 }
 
-std::string ModelsBody(const std::string& model_id, int64_t created) {
-  return Dump(json{{"object", "list"},
-                   {"data", json::array({json::parse(ModelBody(model_id, created))})}});
+std::string ModelsBody(const std::vector<std::string>& model_ids, int64_t created) {
+  json data = json::array();
+  for (const std::string& id : model_ids) data.push_back(json::parse(ModelBody(id, created)));
+  return Dump(json{{"object", "list"}, {"data", data}});
 }
 
 }  // namespace trit::server

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,11 @@ std::string ErrorBody(const ApiError& error);
 
 enum class Endpoint { kChatCompletions, kCompletions };
 
+// How the answer is constrained, as the request asked: `grammar` (GBNF) or
+// `response_format` (json_object, json_schema). ParseCompletionRequest
+// compiles it into params.grammar; this records what was asked, for errors.
+enum class Constraint { kNone, kGbnf, kJsonObject, kJsonSchema };
+
 struct CompletionRequest {
   Endpoint endpoint = Endpoint::kChatCompletions;
   std::string model;                        // "" when absent
@@ -34,11 +40,20 @@ struct CompletionRequest {
   std::optional<std::vector<int32_t>> prompt_ids;  // completions, given as token ids
   bool stream = false;
   bool include_usage = false;  // stream_options.include_usage
+  bool echo = false;           // completions: the answer's text starts with the prompt
+  int32_t n = 1;               // choices; choice i samples with seed + i
+  Constraint constraint = Constraint::kNone;
   GenerationParams params;     // logprobs asked when params.top_logprobs >= 0
 };
 
 // Parses a body of POST /v1/chat/completions or /v1/completions. A missing
-// seed is drawn at random (each request samples with its own RNG).
+// seed is drawn at random (each request samples with its own RNG). A field
+// that trit does not implement is refused by name (400) rather than
+// ignored, unless OpenAI itself treats it as advisory (`user`, `metadata`,
+// `store`, `service_tier`, `parallel_tool_calls`, `prediction`); so is an
+// unknown one, as OpenAI does. A grammar or JSON schema is compiled here:
+// an invalid one is an error naming `grammar` or `response_format`.
+// logit_bias ids are not checked against a vocabulary (the caller knows it).
 std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint endpoint, CompletionRequest* out);
 
 // Checks that `body` is one JSON object: errors for malformed JSON,
@@ -57,20 +72,30 @@ struct ResponseInfo {
 struct Usage {
   int64_t prompt_tokens = 0;
   int64_t completion_tokens = 0;
+  int64_t cached_tokens = 0;  // of prompt_tokens, taken from a cache (prompt reuse)
+};
+
+// One choice of a whole answer (choice i is the i-th of `n`).
+struct Choice {
+  std::string text;
+  const std::vector<TokenLogprob>* logprobs = nullptr;  // null: none asked
+  FinishReason finish = FinishReason::kNone;
 };
 
 // A whole answer (stream: false).
-std::string CompletionBody(Endpoint endpoint, const ResponseInfo& info, const std::string& text,
-                           const std::vector<TokenLogprob>* logprobs, FinishReason finish, const Usage& usage);
-// One server-sent event's JSON (without "data: "). `first` adds the
-// assistant role to a chat delta; `finish` kNone: no finish_reason yet.
-std::string ChunkBody(Endpoint endpoint, const ResponseInfo& info, const std::string& text,
+std::string CompletionBody(Endpoint endpoint, const ResponseInfo& info, std::span<const Choice> choices,
+                           const Usage& usage);
+// One server-sent event's JSON (without "data: "), for choice `index`.
+// `first` adds the assistant role to a chat delta; `finish` kNone: no
+// finish_reason yet.
+std::string ChunkBody(Endpoint endpoint, const ResponseInfo& info, int index, const std::string& text,
                       const std::vector<TokenLogprob>* logprobs, FinishReason finish, bool first,
                       bool usage_null);
 // The final chunk of stream_options.include_usage: no choices, the usage.
 std::string UsageChunkBody(Endpoint endpoint, const ResponseInfo& info, const Usage& usage);
 
-std::string ModelsBody(const std::string& model_id, int64_t created);
+// The list of /v1/models: one entry per name the server answers to.
+std::string ModelsBody(const std::vector<std::string>& model_ids, int64_t created);
 std::string ModelBody(const std::string& model_id, int64_t created);
 
 }  // namespace trit::server

@@ -8,11 +8,13 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "grammar/gbnf.h"
 #include "runtime/sampler.h"
 
 namespace trit::server {
@@ -23,6 +25,11 @@ struct GenerationParams {
   std::vector<std::string> stop;
   bool ignore_eos = false;    // keep going past end-of-generation tokens (benchmarks)
   int32_t top_logprobs = -1;  // < 0: no logprobs; otherwise 0..20 alternatives per token
+  // Added to a token's logit before sampling (OpenAI's logit_bias: -100..100).
+  std::vector<std::pair<int32_t, float>> logit_bias;
+  // When set, each token is sampled among those the grammar allows next, and
+  // the answer ends (finish "stop") when the grammar allows nothing more.
+  std::shared_ptr<const grammar::Grammar> grammar;
 };
 
 struct TokenLogprob {
@@ -43,6 +50,7 @@ struct Event {
   FinishReason finish = FinishReason::kNone;
   int64_t n_prompt = 0;     // set on the last event
   int64_t n_generated = 0;  // set on the last event
+  int64_t n_cached = 0;     // set on the last event: prompt tokens taken from a cache
   std::string error;        // kError: what went wrong
 };
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "base/check.h"
+#include "runtime/constrained_sampler.h"
 #include "server/stop_matcher.h"
 #include "tokenizer/tokenizer.h"
 
@@ -17,13 +18,22 @@ namespace trit::server {
 
 using Clock = std::chrono::steady_clock;
 
+// A queued request waits for a slot that is computing a prompt it shares, when
+// that would save it at least this many tokens of prefill (it then copies
+// them; see WaitsForPrefill). Below this, computing them costs about a step.
+constexpr size_t kMinPrefillToWaitFor = 32;
+
 struct Scheduler::Slot {
   int32_t seq = 0;
   std::unique_ptr<Job> job;  // null: the slot is free
   size_t n_prefilled = 0;    // prompt tokens in the cache
-  std::vector<int32_t> history;  // prompt then generated tokens (the penalties' window)
+  size_t n_reused = 0;       // of those, taken from a cache at admission
+  // Prompt then generated tokens (the penalties' window). Kept after the
+  // request ends: its first Length(seq) tokens are what the cache holds.
+  std::vector<int32_t> history;
+  uint64_t last_admitted = 0;  // admission count when it last took a request
   int64_t n_generated = 0;
-  std::unique_ptr<runtime::Sampler> sampler;
+  std::unique_ptr<runtime::ConstrainedSampler> sampler;
   std::unique_ptr<tokenizer::StreamingDecoder> decoder;
   std::unique_ptr<StopMatcher> stops;
   Clock::time_point last_token;
@@ -161,16 +171,22 @@ void Scheduler::Loop() {
       wake_.wait(lock, [&] { return stop_ || !pending_.empty() || active_count_ > 0; });
       if (stop_) break;
       DropCancelledJobs();
-      for (auto& slot : slots_) {
-        if (slot->job == nullptr && !pending_.empty()) {
-          auto next = NextJob();
-          std::unique_ptr<Job> job = std::move(*next);
-          pending_.erase(next);
-          last_served_[job->client] = admissions_++;
-          ++active_count_;
-          Admit(std::move(job), slot->seq);
-          ForgetIdleClients();
+      std::vector<const Job*> deferred;
+      for (;;) {
+        auto next = NextJob(deferred);
+        if (next == pending_.end()) break;
+        const int32_t seq = ChooseSlot((*next)->prompt);
+        if (seq < 0) break;
+        if (WaitsForPrefill(**next)) {
+          deferred.push_back(next->get());
+          continue;
         }
+        std::unique_ptr<Job> job = std::move(*next);
+        pending_.erase(next);
+        last_served_[job->client] = admissions_++;
+        ++active_count_;
+        Admit(std::move(job), seq);
+        ForgetIdleClients();
       }
     }
     Step();
@@ -235,14 +251,33 @@ void Scheduler::ForgetIdleClients() {
   }
 }
 
-std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::NextJob() {
+bool Scheduler::WaitsForPrefill(const Job& job) const {
+  if (!options_.reuse_prompts) return false;
+  const size_t limit = job.prompt.size() - 1;
+  // What Admit would reuse now: the longest prefix any slot holds (`seq` included).
+  size_t available = 0;
+  for (const auto& slot : slots_) available = std::max(available, std::min(CachedPrefix(slot->seq, job.prompt), limit));
+  for (const auto& slot : slots_) {
+    if (slot->job == nullptr || !slot->prefilling()) continue;
+    const std::vector<int32_t>& other = slot->job->prompt;
+    const size_t n = std::min(other.size(), job.prompt.size());
+    const size_t shared = static_cast<size_t>(
+        std::mismatch(job.prompt.begin(), job.prompt.begin() + static_cast<std::ptrdiff_t>(n), other.begin()).first -
+        job.prompt.begin());
+    if (std::min(shared, limit) >= available + kMinPrefillToWaitFor) return true;
+  }
+  return false;
+}
+
+std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::NextJob(const std::vector<const Job*>& skip) {
   std::map<std::string_view, int> active;
   for (const auto& slot : slots_) {
     if (slot->job != nullptr) ++active[slot->job->client];
   }
-  auto best = pending_.begin();
   std::pair<int, uint64_t> best_key{INT_MAX, 0};
+  auto best = pending_.end();
   for (auto it = pending_.begin(); it != pending_.end(); ++it) {
+    if (std::find(skip.begin(), skip.end(), it->get()) != skip.end()) continue;
     const auto a = active.find((*it)->client);
     const auto served = last_served_.find((*it)->client);
     // Never served sorts before served first (0 before 1 + the admission count).
@@ -253,15 +288,60 @@ std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::NextJob() {
   return best;
 }
 
+size_t Scheduler::CachedPrefix(int32_t seq, const std::vector<int32_t>& prompt) const {
+  const Slot& slot = *slots_[static_cast<size_t>(seq)];
+  const size_t cached = std::min<size_t>(static_cast<size_t>(session_->Length(seq)), slot.history.size());
+  const size_t n = std::min(cached, prompt.size());
+  return static_cast<size_t>(std::mismatch(prompt.begin(), prompt.begin() + static_cast<std::ptrdiff_t>(n),
+                                           slot.history.begin()).first -
+                             prompt.begin());
+}
+
+int32_t Scheduler::ChooseSlot(const std::vector<int32_t>& prompt) const {
+  int32_t best = -1;
+  size_t best_prefix = 0;
+  for (const auto& slot : slots_) {
+    if (slot->job != nullptr) continue;
+    size_t prefix = options_.reuse_prompts ? CachedPrefix(slot->seq, prompt) : 0;
+    // A slot whose cache would be mostly thrown away (another conversation
+    // sharing only its first tokens) counts as sharing nothing, so that it
+    // is kept for its own conversation while other slots are free.
+    if (prefix * 2 < static_cast<size_t>(session_->Length(slot->seq))) prefix = 0;
+    const Slot* b = best < 0 ? nullptr : slots_[static_cast<size_t>(best)].get();
+    if (b == nullptr || prefix > best_prefix || (prefix == best_prefix && slot->last_admitted < b->last_admitted)) {
+      best = slot->seq;
+      best_prefix = prefix;
+    }
+  }
+  return best;
+}
+
 void Scheduler::Admit(std::unique_ptr<Job> job, int32_t seq) {
   Slot& slot = *slots_[static_cast<size_t>(seq)];
-  // The previous request's cache entries are dropped; Truncate to 0 cannot fail.
-  const Status s = session_->Truncate(seq, 0);
+  size_t keep = 0;
+  int32_t donor = -1;
+  if (options_.reuse_prompts) {
+    const size_t limit = job->prompt.size() - 1;  // the last prompt token is always run
+    keep = std::min(CachedPrefix(seq, job->prompt), limit);
+    for (const auto& other : slots_) {
+      if (other->seq == seq) continue;
+      const size_t n = std::min(CachedPrefix(other->seq, job->prompt), limit);
+      if (n > keep) keep = n, donor = other->seq;
+    }
+  }
+  // Both calls are within the lengths just read; they cannot fail.
+  const Status s = donor >= 0 ? session_->CopyPrefix(donor, seq, static_cast<int64_t>(keep))
+                              : session_->Truncate(seq, static_cast<int64_t>(keep));
   TRIT_CHECK(s.ok());
   slot.history = job->prompt;
-  slot.n_prefilled = 0;
+  slot.n_prefilled = keep;
+  slot.n_reused = keep;
+  slot.last_admitted = admissions_;
   slot.n_generated = 0;
-  slot.sampler = std::make_unique<runtime::Sampler>(job->params.sampling);
+  const GenerationParams& params = job->params;
+  slot.sampler = std::make_unique<runtime::ConstrainedSampler>(
+      params.sampling, runtime::Constraints{params.logit_bias, params.grammar},
+      params.grammar != nullptr ? &model_.token_index() : nullptr);
   slot.decoder = std::make_unique<tokenizer::StreamingDecoder>(*model_.tokenizer, tokenizer::DecodeOptions{});
   slot.decoder->Prime(job->prompt);  // text in the context of the prompt, as trit run prints it
   slot.stops = std::make_unique<StopMatcher>(job->params.stop);
@@ -310,7 +390,7 @@ void Scheduler::Step() {
   // rows are sampled in parallel on the session's threads, then handled in
   // row order on this one.
   const int64_t n_rows = static_cast<int64_t>(row_slots.size());
-  std::vector<int32_t> tokens(row_slots.size());
+  std::vector<Expected<int32_t>> tokens(row_slots.size(), 0);
   const auto sample = [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       Slot& slot = *row_slots[static_cast<size_t>(r)];
@@ -324,7 +404,11 @@ void Scheduler::Step() {
     session_->pool().Release();
   }
   for (size_t r = 0; r < row_slots.size(); ++r) {
-    HandleToken(*row_slots[r], logits->Row(static_cast<int64_t>(r)), tokens[r]);
+    if (!tokens[r].ok()) {
+      Finish(*row_slots[r], FinishReason::kError, tokens[r].status().message());
+      continue;
+    }
+    HandleToken(*row_slots[r], logits->Row(static_cast<int64_t>(r)), *tokens[r]);
   }
 }
 
@@ -340,12 +424,14 @@ void Scheduler::HandleToken(Slot& slot, std::span<const float> logits, int32_t t
   const tokenizer::Vocab& vocab = model_.tokenizer->vocab();
   const std::vector<int32_t>& ends = vocab.end_of_generation();
   const bool is_end = vocab.special().eos == token || std::find(ends.begin(), ends.end(), token) != ends.end();
-  if (is_end && !params.ignore_eos) {
+  // Under a grammar an end token comes only where the grammar may end.
+  if (is_end && (!params.ignore_eos || slot.sampler->constrained())) {
     Finish(slot, FinishReason::kStop);
     return;
   }
   ++slot.n_generated;
   slot.history.push_back(token);
+  slot.sampler->Accept(token);
   Event event;
   if (params.top_logprobs >= 0) {
     const std::vector<double> lp = LogSoftmax(logits);
@@ -372,6 +458,15 @@ void Scheduler::HandleToken(Slot& slot, std::span<const float> logits, int32_t t
     Finish(slot, FinishReason::kStop);
     return;
   }
+  if (slot.sampler->MustEnd()) {
+    // The grammar allows nothing more: done now, without a step that could
+    // only sample an end token.
+    slot.stops->Append(slot.decoder->Flush());
+    event.text = slot.stops->Take(/*final=*/true);
+    slot.job->channel->Push(std::move(event));
+    Finish(slot, FinishReason::kStop);
+    return;
+  }
   const bool max_reached = params.max_tokens >= 0 && slot.n_generated >= params.max_tokens;
   // The sampled token is fed at the next step: it needs one more cache entry.
   const bool context_full = session_->Length(slot.seq) >= session_->n_ctx();
@@ -393,6 +488,7 @@ void Scheduler::Finish(Slot& slot, FinishReason reason, const std::string& error
   e.error = error;
   e.n_prompt = static_cast<int64_t>(slot.job->prompt.size());
   e.n_generated = slot.n_generated;
+  e.n_cached = static_cast<int64_t>(slot.n_reused);
   if (reason == FinishReason::kStop) {
     // Text held back for a stop string that never came, or by the decoder.
     (void)slot.stops->Append(slot.decoder->Flush());

@@ -34,6 +34,10 @@ struct SchedulerOptions {
   int n_threads = 1;          // compute threads of the session
   int32_t max_queue = 16;     // requests waiting for a slot; more are refused (429)
   int32_t prefill_chunk = 256;  // most prompt tokens per step, all slots together
+  // A request whose prompt starts with tokens a slot's cache already holds
+  // (a chat resending its history) starts from them instead of computing
+  // them again (see Admit). The answer is the same bits either way.
+  bool reuse_prompts = true;
 };
 
 enum class SubmitResult { kAccepted, kQueueFull, kInvalid, kShuttingDown };
@@ -90,12 +94,32 @@ class Scheduler {
   Scheduler(const ServedModel& model, const SchedulerOptions& options, Metrics* metrics,
             std::unique_ptr<runtime::Session> session);
   void Loop();
+  // With mutex_ held: the free slot a request with this prompt takes: the
+  // one whose cache shares the longest prefix with it, counting only slots
+  // that would keep at least half of what they hold; else the one used least
+  // recently (so other conversations' caches stay longest). -1: none free.
+  int32_t ChooseSlot(const std::vector<int32_t>& prompt) const;
+  // Tokens at the start of `prompt` that slot `seq`'s cache holds.
+  size_t CachedPrefix(int32_t seq, const std::vector<int32_t>& prompt) const;
+  // Starts `job` in slot `seq`. With reuse_prompts, the slot keeps the
+  // longest prefix of the prompt that it, or another slot, holds (copied
+  // from the other slot's cache), short of the prompt's last token, which is
+  // always run for its logits. Row logits do not depend on how a prefix got
+  // into the cache (DESIGN.md contract 2), so the answer is unchanged.
   void Admit(std::unique_ptr<Job> job, int32_t seq);
   // With mutex_ held: the queued job of the client with the most queued
   // jobs (at least two), its newest; pending_.end() if none.
   std::deque<std::unique_ptr<Job>>::iterator DisplaceableJob();
-  // With mutex_ held: the queued job the next free slot takes.
-  std::deque<std::unique_ptr<Job>>::iterator NextJob();
+  // With mutex_ held: the queued job the next free slot takes, leaving out
+  // those in `skip`; pending_.end() when none is left.
+  std::deque<std::unique_ptr<Job>>::iterator NextJob(const std::vector<const Job*>& skip);
+  // With mutex_ held: whether `job`, about to take a free slot, should rather
+  // wait a step because another slot is computing a prompt that shares more
+  // of `job`'s prompt than any cache holds now (requests with one system
+  // prompt arriving together, or the choices of one request with n > 1):
+  // once it is computed, `job` copies it instead of computing it again.
+  // Other queued requests are admitted meanwhile.
+  bool WaitsForPrefill(const Job& job) const;
   // With mutex_ held: drops last_served_ entries of clients with nothing
   // queued or running.
   void ForgetIdleClients();

@@ -1,10 +1,27 @@
 #include "server/served_model.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engines/open_model.h"
+#include "runtime/constrained_sampler.h"
 
 namespace trit::server {
+
+bool ServedModel::Answers(std::string_view name) const {
+  return name == id || std::find(aliases.begin(), aliases.end(), name) != aliases.end();
+}
+
+std::vector<std::string> ServedModel::names() const {
+  std::vector<std::string> out{id};
+  out.insert(out.end(), aliases.begin(), aliases.end());
+  return out;
+}
+
+const grammar::TokenIndex& ServedModel::token_index() const {
+  std::call_once(token_index_once_, [this] { token_index_ = runtime::IndexVocabulary(*tokenizer); });
+  return *token_index_;
+}
 
 Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, const std::string& engine) {
   auto served = std::make_unique<ServedModel>();

@@ -5,12 +5,16 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "engines/engine.h"
 #include "engines/registry.h"
 #include "formats/gguf/reader.h"
+#include "grammar/token_index.h"
 #include "model/model.h"
 #include "runtime/prompt_builder.h"
 #include "tokenizer/tokenizer.h"
@@ -20,6 +24,9 @@ namespace trit::server {
 struct ServedModel {
   std::string path;
   std::string id;  // the name clients use in "model" (the file name without .gguf)
+  // Other names the model answers to (`trit serve --alias`): clients that
+  // send a fixed model name of their own work unchanged.
+  std::vector<std::string> aliases;
   std::unique_ptr<gguf::File> file;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   // The registry owns the engine (and any plugin it came from), so it is
@@ -29,6 +36,19 @@ struct ServedModel {
   std::unique_ptr<model::Model> model;
   std::unique_ptr<runtime::PromptBuilder> prompt_builder;
   int64_t n_ctx_train = 0;  // the model's trained context length
+
+  // Whether a request's "model" names this model: its id or an alias.
+  bool Answers(std::string_view name) const;
+  // The id, then the aliases.
+  std::vector<std::string> names() const;
+
+  // The vocabulary indexed for grammar masks, built on the first request
+  // that has a grammar (most servers never need it); thread-safe.
+  const grammar::TokenIndex& token_index() const;
+
+ private:
+  mutable std::once_flag token_index_once_;
+  mutable std::unique_ptr<grammar::TokenIndex> token_index_;
 };
 
 // Opens `path` and loads what serving it needs, with the engine the registry

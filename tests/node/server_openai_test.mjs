@@ -1,6 +1,6 @@
 // trit serve driven by the official OpenAI Node client: models, chat (plain
 // and streamed), completions, errors (401, unknown model, too-long prompt,
-// bad JSON), eight concurrent streams. Usage:
+// bad JSON), eight concurrent streams, a json_schema reply, n = 2, echo. Usage:
 //   node server_openai_test.mjs --trit build/trit --model chat-test.gguf
 // The model is written by tests/server/make_chat_model (CTest does it).
 import { spawn } from 'node:child_process';
@@ -111,6 +111,39 @@ await check('eight concurrent streams each get their own answer', async () => {
   const got = await Promise.all([...Array(8).keys()].map((i) => streamText(one(i))));
   assert.deepEqual(got.map((g) => g.text), expected);
   for (const g of got) assert.equal(g.usage.completion_tokens, 12);
+});
+
+await check('a json_schema reply parses and has the shape of the schema', async () => {
+  const schema = {
+    type: 'object', additionalProperties: false, required: ['colour', 'count'],
+    properties: { colour: { enum: ['red', 'green', 'blue'] }, count: { type: 'integer', minimum: 0, maximum: 9 } },
+  };
+  for (const seed of [1, 2, 3]) {
+    const r = await client.chat.completions.create({
+      model, messages, max_tokens: 100, seed, temperature: 1,
+      response_format: { type: 'json_schema', json_schema: { name: 'thing', strict: true, schema } },
+    });
+    assert.equal(r.choices[0].finish_reason, 'stop');
+    const value = JSON.parse(r.choices[0].message.content);
+    assert.deepEqual(Object.keys(value).sort(), ['colour', 'count']);
+    assert.ok(['red', 'green', 'blue'].includes(value.colour));
+    assert.ok(Number.isInteger(value.count) && value.count >= 0 && value.count <= 9);
+  }
+});
+
+await check('n = 2 gives the answers of seed and seed + 1; echo starts with the prompt', async () => {
+  const params = { model, messages, max_tokens: 8, temperature: 1, ignore_eos: true };
+  const two = await client.chat.completions.create({ ...params, seed: 20, n: 2 });
+  assert.deepEqual(two.choices.map((c) => c.index), [0, 1]);
+  assert.equal(two.usage.completion_tokens, 16);
+  for (const i of [0, 1]) {
+    const one = await client.chat.completions.create({ ...params, seed: 20 + i });
+    assert.equal(two.choices[i].message.content, one.choices[0].message.content);
+  }
+  const prompt = 'Once upon a time';
+  const plain = await client.completions.create({ model, prompt, max_tokens: 6, seed: 4, ignore_eos: true });
+  const echoed = await client.completions.create({ model, prompt, max_tokens: 6, seed: 4, ignore_eos: true, echo: true });
+  assert.equal(echoed.choices[0].text, prompt + plain.choices[0].text);
 });
 
 proc.kill('SIGTERM');

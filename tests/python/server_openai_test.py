@@ -55,7 +55,8 @@ class ServerTest(unittest.TestCase):
         cls.model_path = make_model(ARGS.make_model, ARGS.vocab, ARGS.template,
                                     os.path.join(cls.tmp.name, "chat-test.gguf"))
         cls.server = TritServer(ARGS.trit, cls.model_path, "--parallel", "8", "--ctx", "512",
-                                "--threads", "2", "--api-key", KEY, "--max-body", "65536")
+                                "--threads", "2", "--api-key", KEY, "--max-body", "65536",
+                                "--alias", "gpt-4o-mini", "--alias", "chat-test")
         cls.server.wait_healthy()
         cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key=KEY, max_retries=0, timeout=60)
         cls.model_id = "chat-test"
@@ -74,9 +75,21 @@ class ServerTest(unittest.TestCase):
         return self.client.chat.completions.create(**args)
 
     def test_models_list(self):
+        # The alias that repeats the id is not listed twice.
         models = self.client.models.list()
-        self.assertEqual([m.id for m in models.data], [self.model_id])
+        self.assertEqual([m.id for m in models.data], [self.model_id, "gpt-4o-mini"])
         self.assertEqual(self.client.models.retrieve(self.model_id).id, self.model_id)
+        self.assertEqual(self.client.models.retrieve("gpt-4o-mini").id, "gpt-4o-mini")
+        with self.assertRaises(openai.NotFoundError):
+            self.client.models.retrieve("gpt-4o")
+
+    def test_an_alias_names_the_same_model(self):
+        by_alias = self.chat(model="gpt-4o-mini")
+        by_id = self.chat()
+        self.assertEqual(by_alias.choices[0].message.content, by_id.choices[0].message.content)
+        with self.assertRaises(openai.NotFoundError) as cm:
+            self.chat(model="gpt-4o")
+        self.assertIn("'chat-test', 'gpt-4o-mini'", cm.exception.body["message"])
 
     def test_chat_plain(self):
         r = self.chat()

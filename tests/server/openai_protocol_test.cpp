@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "grammar/matcher.h"
+
 namespace trit::server {
 namespace {
 
@@ -49,7 +51,8 @@ TEST(OpenAiProtocolTest, ErrorsNameTheParameter) {
       {R"({"messages":[{"role":"user","content":"x"}],"temperature":"hot"})", "temperature"},
       {R"({"messages":[{"role":"user","content":"x"}],"temperature":3})", "temperature"},
       {R"({"messages":[{"role":"user","content":"x"}],"max_tokens":0})", "max_tokens"},
-      {R"({"messages":[{"role":"user","content":"x"}],"n":2})", "n"},
+      {R"({"messages":[{"role":"user","content":"x"}],"n":17})", "n"},
+      {R"({"messages":[{"role":"user","content":"x"}],"n":0})", "n"},
       {R"({"messages":[{"role":"user","content":"x"}],"stop":[1]})", "stop"},
       {R"({"messages":[{"role":"user","content":"x"}],"model":5})", "model"},
       {R"({"messages":[{"role":"user","content":"x"}],"top_logprobs":2})", "top_logprobs"},
@@ -62,6 +65,126 @@ TEST(OpenAiProtocolTest, ErrorsNameTheParameter) {
     EXPECT_EQ(e->param, c.param) << c.body;
     const json j = json::parse(ErrorBody(*e));
     EXPECT_TRUE(j["error"].contains("message") && j["error"].contains("type") && j["error"].contains("code"));
+  }
+}
+
+constexpr const char* kMessages = R"("messages":[{"role":"user","content":"x"}])";
+
+std::optional<ApiError> ChatWith(const std::string& fields, CompletionRequest* r) {
+  return Chat(std::string("{") + kMessages + "," + fields + "}", r);
+}
+
+TEST(OpenAiProtocolTest, FieldsThatWouldChangeTheAnswerAreRefusedByName) {
+  struct Case {
+    std::string fields;
+    std::string param;
+    std::string code;
+  };
+  const Case cases[] = {
+      {R"("tools":[{"type":"function","function":{"name":"f"}}])", "tools", "unsupported_parameter"},
+      {R"("tool_choice":"required")", "tool_choice", "unsupported_parameter"},
+      {R"("functions":[{"name":"f"}])", "functions", "unsupported_parameter"},
+      {R"("reasoning_effort":"high")", "reasoning_effort", "unsupported_parameter"},
+      {R"("modalities":["text","audio"])", "modalities", "unsupported_parameter"},
+      {R"("mirostat":2)", "mirostat", "unknown_parameter"},
+      {R"("echo":true)", "echo", "unknown_parameter"},  // a completions parameter
+  };
+  for (const Case& c : cases) {
+    CompletionRequest r;
+    auto e = ChatWith(c.fields, &r);
+    ASSERT_TRUE(e.has_value()) << c.fields;
+    EXPECT_EQ(e->status, 400);
+    EXPECT_EQ(e->param, c.param) << c.fields;
+    EXPECT_EQ(e->code, c.code) << c.fields;
+    EXPECT_NE(e->message.find(c.param), std::string::npos) << e->message;
+  }
+  // What says "none" and what OpenAI calls advisory is accepted.
+  for (const char* fields : {R"("tools":[])", R"("tool_choice":"none")", R"("modalities":["text"])",
+                             R"("user":"u","metadata":{"a":"b"},"store":false,"service_tier":"auto")",
+                             R"("parallel_tool_calls":true,"prediction":{"type":"content","content":"x"})"}) {
+    CompletionRequest r;
+    auto e = ChatWith(fields, &r);
+    EXPECT_FALSE(e.has_value()) << fields << ": " << e->message;
+  }
+  CompletionRequest r;
+  auto e = ParseCompletionRequest(R"({"prompt":"p","suffix":"s"})", Endpoint::kCompletions, &r);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->param, "suffix");
+  e = ParseCompletionRequest(R"({"prompt":"p","response_format":{"type":"json_object"}})", Endpoint::kCompletions, &r);
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->param, "response_format");
+}
+
+TEST(OpenAiProtocolTest, LogitBiasMinPRepeatPenaltyAndEcho) {
+  CompletionRequest r;
+  auto e = ChatWith(R"("logit_bias":{"5":-100,"17":2.5},"min_p":0.1,"repeat_penalty":1.1)", &r);
+  ASSERT_FALSE(e.has_value()) << e->message;
+  const std::vector<std::pair<int32_t, float>> bias{{5, -100.0f}, {17, 2.5f}};
+  EXPECT_EQ(r.params.logit_bias, bias);
+  EXPECT_FLOAT_EQ(r.params.sampling.min_p, 0.1f);
+  EXPECT_FLOAT_EQ(r.params.sampling.repeat_penalty, 1.1f);
+  for (const char* fields : {R"("logit_bias":{"a":1})", R"("logit_bias":{"-1":1})", R"("logit_bias":{"3":101})",
+                             R"("logit_bias":{"3":"1"})", R"("logit_bias":[1])", R"("logit_bias":{"99999999999":1})"}) {
+    CompletionRequest bad;
+    auto err = ChatWith(fields, &bad);
+    ASSERT_TRUE(err.has_value()) << fields;
+    EXPECT_EQ(err->param, "logit_bias");
+  }
+  CompletionRequest c;
+  ASSERT_FALSE(ParseCompletionRequest(R"({"prompt":"p","echo":true,"best_of":1})", Endpoint::kCompletions, &c));
+  EXPECT_TRUE(c.echo);
+  CompletionRequest d;
+  EXPECT_EQ(ParseCompletionRequest(R"({"prompt":"p","echo":true,"logprobs":1})", Endpoint::kCompletions, &d)->param,
+            "echo");
+  EXPECT_EQ(ParseCompletionRequest(R"({"prompt":"p","best_of":2})", Endpoint::kCompletions, &d)->param, "best_of");
+}
+
+TEST(OpenAiProtocolTest, GrammarsAndResponseFormatsCompileOrNameTheProblem) {
+  CompletionRequest g;
+  ASSERT_FALSE(ChatWith(R"("grammar":"root ::= \"yes\" | \"no\"")", &g).has_value());
+  EXPECT_EQ(g.constraint, Constraint::kGbnf);
+  ASSERT_NE(g.params.grammar, nullptr);
+  EXPECT_TRUE(grammar::Matches(g.params.grammar, "yes"));
+  EXPECT_FALSE(grammar::Matches(g.params.grammar, "maybe"));
+
+  CompletionRequest o;
+  ASSERT_FALSE(ChatWith(R"("response_format":{"type":"json_object"})", &o).has_value());
+  EXPECT_EQ(o.constraint, Constraint::kJsonObject);
+  EXPECT_TRUE(grammar::Matches(o.params.grammar, R"({"a":[1,true,null]})"));
+  EXPECT_FALSE(grammar::Matches(o.params.grammar, "[1]"));
+
+  CompletionRequest s;
+  ASSERT_FALSE(ChatWith(R"("response_format":{"type":"json_schema","json_schema":{"name":"p","strict":true,
+      "schema":{"type":"object","properties":{"age":{"type":"integer"}},"required":["age"],"additionalProperties":false}}})",
+                        &s).has_value());
+  EXPECT_EQ(s.constraint, Constraint::kJsonSchema);
+  EXPECT_TRUE(grammar::Matches(s.params.grammar, R"({"age":42})"));
+  EXPECT_FALSE(grammar::Matches(s.params.grammar, R"({"age":"42"})"));
+
+  CompletionRequest text;
+  ASSERT_FALSE(ChatWith(R"("response_format":{"type":"text"})", &text).has_value());
+  EXPECT_EQ(text.params.grammar, nullptr);
+
+  struct Case {
+    std::string fields;
+    std::string param;
+    std::string says;  // part of the message
+  };
+  const Case cases[] = {
+      {R"("grammar":"root ::= undefined-rule")", "grammar", "undefined-rule"},
+      {R"("grammar":5)", "grammar", "string"},
+      {R"("response_format":{"type":"yaml"})", "response_format", "yaml"},
+      {R"("response_format":{"type":"json_schema"})", "response_format", "json_schema"},
+      {R"("response_format":{"type":"json_schema","json_schema":{"name":"n","schema":{"type":"integer","multipleOf":3}}})",
+       "response_format", "multipleOf"},
+      {R"("grammar":"root ::= \"a\"","response_format":{"type":"json_object"})", "response_format", "not both"},
+  };
+  for (const Case& c : cases) {
+    CompletionRequest r;
+    auto e = ChatWith(c.fields, &r);
+    ASSERT_TRUE(e.has_value()) << c.fields;
+    EXPECT_EQ(e->param, c.param) << c.fields;
+    EXPECT_NE(e->message.find(c.says), std::string::npos) << e->message;
   }
 }
 
@@ -93,7 +216,7 @@ TEST(OpenAiProtocolTest, InvalidUtf8InTokensIsReplacedNotThrown) {
   t.logprob = -1.0f;
   std::vector<TokenLogprob> lp = {t};
   const std::string body =
-      ChunkBody(Endpoint::kChatCompletions, {"id", 1, "m"}, "\xff", &lp, FinishReason::kNone, true, false);
+      ChunkBody(Endpoint::kChatCompletions, {"id", 1, "m"}, 0, "\xff", &lp, FinishReason::kNone, true, false);
   EXPECT_TRUE(json::accept(body));
 }
 

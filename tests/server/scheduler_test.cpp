@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "grammar/matcher.h"
+
 namespace trit::server {
 namespace {
 
@@ -34,6 +36,7 @@ struct Answer {
   std::vector<float> logprobs;
   FinishReason finish = FinishReason::kNone;
   int64_t n_generated = 0;
+  int64_t n_cached = 0;
 };
 
 Answer Collect(RequestChannel& channel) {
@@ -45,6 +48,7 @@ Answer Collect(RequestChannel& channel) {
       if (e.done) {
         a.finish = e.finish;
         a.n_generated = e.n_generated;
+        a.n_cached = e.n_cached;
         return a;
       }
     }
@@ -91,6 +95,117 @@ TEST(SchedulerTest, SameSeedSameAnswerAloneOrBesideSevenOthers) {
   for (auto& o : others) EXPECT_EQ(Collect(*o).finish, FinishReason::kLength);
   EXPECT_EQ(batched.text, reference.text);
   EXPECT_EQ(batched.logprobs, reference.logprobs);  // bit for bit
+}
+
+// A grammar-constrained request: its answer is a sentence of the grammar, it
+// ends (stop) as soon as the grammar allows nothing more, and it is the same
+// alone or beside unconstrained requests.
+TEST(SchedulerTest, ConstrainedAnswersParseAndAreTheSameAloneOrBatched) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  Expected<std::unique_ptr<Scheduler>> s = Scheduler::Create(m, {.n_slots = 4, .n_ctx = 256, .n_threads = 2}, &metrics);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  auto g = grammar::ParseGbnf(R"(root ::= "{\"n\":" [1-9] [0-9]{0,3} ",\"ok\":" ("true" | "false") "}")");
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  const auto constrained = [&](uint64_t seed) {
+    GenerationParams p = Params(seed, 100);
+    p.ignore_eos = false;
+    p.grammar = *g;
+    p.logit_bias = {{5, 3.0f}};
+    return p;
+  };
+  std::vector<Answer> alone;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    Submission sub = (*s)->Submit(Prompt(m, "Answer in JSON:"), constrained(seed));
+    ASSERT_EQ(sub.result, SubmitResult::kAccepted);
+    alone.push_back(Collect(*sub.channel));
+    EXPECT_EQ(alone.back().finish, FinishReason::kStop);
+    EXPECT_TRUE(grammar::Matches(*g, alone.back().text)) << alone.back().text;
+  }
+  std::vector<std::shared_ptr<RequestChannel>> others, again;
+  for (int i = 0; i < 2; ++i) others.push_back((*s)->Submit(Prompt(m, "Other " + std::to_string(i)), Params(50 + i, 30)).channel);
+  for (uint64_t seed = 1; seed <= 3; ++seed) again.push_back((*s)->Submit(Prompt(m, "Answer in JSON:"), constrained(seed)).channel);
+  for (size_t i = 0; i < again.size(); ++i) {
+    const Answer a = Collect(*again[i]);
+    EXPECT_EQ(a.text, alone[i].text);
+    EXPECT_EQ(a.logprobs, alone[i].logprobs);
+  }
+  for (auto& o : others) EXPECT_EQ(Collect(*o).finish, FinishReason::kLength);
+}
+
+// Prompt reuse: a conversation resending its history, turn after turn, and a
+// second conversation sharing its start, give the same bits with reuse on
+// and off; with reuse on, the resent history comes from the cache.
+TEST(SchedulerTest, PromptReuseChangesNothingButTheWork) {
+  const ServedModel& m = TestModel();
+  struct Turn {
+    Answer answer;
+    std::vector<int32_t> prompt;
+  };
+  const auto converse = [&](bool reuse) {
+    Metrics metrics;
+    auto s = Scheduler::Create(m, {.n_slots = 3, .n_ctx = 512, .n_threads = 2, .reuse_prompts = reuse}, &metrics);
+    EXPECT_TRUE(s.ok());
+    std::vector<Turn> turns;
+    std::vector<int32_t> history = Prompt(m, "A conversation about the sea.");
+    for (int turn = 0; turn < 4; ++turn) {
+      const std::vector<int32_t> user = m.tokenizer->Encode(" Question " + std::to_string(turn) + "?", {.add_special = false});
+      history.insert(history.end(), user.begin(), user.end());
+      // Another client's request between turns, sharing the conversation's start.
+      std::vector<int32_t> other(history.begin(), history.begin() + 5);
+      other.push_back(100 + turn);
+      Submission o = (*s)->Submit(other, Params(900 + turn, 6));
+      Submission sub = (*s)->Submit(history, Params(10 + turn, 12));
+      EXPECT_EQ(sub.result, SubmitResult::kAccepted);
+      Turn t{Collect(*sub.channel), history};
+      const Answer oa = Collect(*o.channel);
+      EXPECT_EQ(oa.n_generated, 6);
+      // The answer's tokens join the history, as a client resends them.
+      const std::vector<int32_t> said = m.tokenizer->Encode(t.answer.text, {.add_special = false});
+      history.insert(history.end(), said.begin(), said.end());
+      turns.push_back(std::move(t));
+    }
+    return turns;
+  };
+  const std::vector<Turn> off = converse(false);
+  const std::vector<Turn> on = converse(true);
+  ASSERT_EQ(on.size(), off.size());
+  for (size_t i = 0; i < on.size(); ++i) {
+    EXPECT_EQ(on[i].answer.text, off[i].answer.text) << "turn " << i;
+    EXPECT_EQ(on[i].answer.logprobs, off[i].answer.logprobs) << "turn " << i;  // bit for bit
+    EXPECT_EQ(off[i].answer.n_cached, 0);
+    if (i > 0) {
+      // At least the previous turn's prompt came from the cache.
+      EXPECT_GE(on[i].answer.n_cached, static_cast<int64_t>(on[i - 1].prompt.size()) - 1) << "turn " << i;
+      EXPECT_LT(on[i].answer.n_cached, static_cast<int64_t>(on[i].prompt.size()));
+    }
+  }
+}
+
+// n requests with one prompt at once: the later ones copy the prompt's cache
+// from the first slot that has it and answer as they would alone.
+TEST(SchedulerTest, ASharedPromptIsCopiedBetweenSlots) {
+  const ServedModel& m = TestModel();
+  Metrics metrics;
+  auto s = Scheduler::Create(m, {.n_slots = 3, .n_ctx = 256, .n_threads = 2}, &metrics);
+  ASSERT_TRUE(s.ok());
+  std::vector<int32_t> prompt = Prompt(m, "One prompt, three answers: the shared prefix is long enough to matter here.");
+  Submission first = (*s)->Submit(prompt, Params(1, 8));
+  const Answer a1 = Collect(*first.channel);
+  EXPECT_EQ(a1.n_cached, 0);
+  // While slot 0 holds the prompt, two more with other seeds take other
+  // slots (slot 0 is reused by the first of them; the second copies).
+  Submission keep_busy = (*s)->Submit(prompt, Params(2, 40));
+  Submission copied = (*s)->Submit(prompt, Params(3, 8));
+  const Answer a3 = Collect(*copied.channel);
+  EXPECT_EQ(a3.n_cached, static_cast<int64_t>(prompt.size()) - 1);
+  EXPECT_EQ(Collect(*keep_busy.channel).n_cached, static_cast<int64_t>(prompt.size()) - 1);
+  Metrics metrics2;
+  auto fresh = Scheduler::Create(m, {.n_slots = 1, .n_ctx = 256, .n_threads = 1, .reuse_prompts = false}, &metrics2);
+  ASSERT_TRUE(fresh.ok());
+  const Answer alone = Collect(*(*fresh)->Submit(prompt, Params(3, 8)).channel);
+  EXPECT_EQ(a3.text, alone.text);
+  EXPECT_EQ(a3.logprobs, alone.logprobs);
 }
 
 TEST(SchedulerTest, QueueFullAndCancellationFreesTheSlot) {
