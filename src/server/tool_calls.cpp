@@ -1,0 +1,270 @@
+#include "server/tool_calls.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "base/check.h"
+#include "grammar/json_schema.h"
+
+namespace trit::server {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kHermesOpen = "<tool_call>";
+constexpr std::string_view kHermesClose = "</tool_call>";
+constexpr std::string_view kMistralMarker = "[TOOL_CALLS]";
+constexpr std::string_view kPythonTag = "<|python_tag|>";
+
+std::string_view Trim(std::string_view s) {
+  const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
+  while (!s.empty() && space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+json Parse(std::string_view text) { return json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false); }
+
+// One call object: {"name": one of `functions`, "arguments" or "parameters":
+// an object, or a string holding one}. Missing arguments: none ({}).
+bool ReadCall(const json& call, std::span<const std::string> functions, ToolCall* out) {
+  if (!call.is_object()) return false;
+  auto name = call.find("name");
+  if (name == call.end() || !name->is_string()) return false;
+  const std::string n = name->get<std::string>();
+  if (std::find(functions.begin(), functions.end(), n) == functions.end()) return false;
+  auto args = call.find("arguments");
+  if (args == call.end()) args = call.find("parameters");
+  json value = json::object();
+  if (args != call.end()) {
+    value = args->is_string() ? Parse(args->get<std::string>()) : *args;
+    if (!value.is_object()) return false;
+  }
+  *out = ToolCall{n, value.dump()};
+  return true;
+}
+
+// An object that is a call, an array of calls, or {"tool_calls": [...]}:
+// every element must be a call.
+bool ReadCalls(const json& value, std::span<const std::string> functions, std::vector<ToolCall>* out) {
+  const json* list = &value;
+  json single;
+  if (value.is_object() && value.contains("tool_calls") && !value.contains("name")) {
+    list = &value["tool_calls"];
+  } else if (value.is_object()) {
+    single = json::array({value});
+    list = &single;
+  }
+  if (!list->is_array() || list->empty()) return false;
+  std::vector<ToolCall> calls;
+  for (const json& element : *list) {
+    // OpenAI's own shape, {"type": "function", "function": {...}}, too.
+    const json& call = element.is_object() && element.contains("function") ? element["function"] : element;
+    ToolCall c;
+    if (!ReadCall(call, functions, &c)) return false;
+    calls.push_back(std::move(c));
+  }
+  *out = std::move(calls);
+  return true;
+}
+
+ToolReply ParseHermes(std::string_view text, std::span<const std::string> functions) {
+  ToolReply reply;
+  std::string content;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t open = text.find(kHermesOpen, at);
+    if (open == std::string_view::npos) break;
+    // A reply cut off at the end of its turn may lack the closing tag.
+    const size_t inner = open + kHermesOpen.size();
+    size_t close = text.find(kHermesClose, inner);
+    const size_t end = close == std::string_view::npos ? text.size() : close + kHermesClose.size();
+    if (close == std::string_view::npos) close = text.size();
+    ToolCall call;
+    if (!ReadCall(Parse(Trim(text.substr(inner, close - inner))), functions, &call)) {
+      content.append(text.substr(at, end - at));
+    } else {
+      content.append(text.substr(at, open - at));
+      reply.calls.push_back(std::move(call));
+    }
+    at = end;
+  }
+  content.append(text.substr(std::min(at, text.size())));
+  reply.content = std::string(Trim(content));
+  return reply;
+}
+
+ToolReply ParseLlama3(std::string_view text, std::span<const std::string> functions) {
+  std::string_view body = Trim(text);
+  if (body.starts_with(kPythonTag)) body = Trim(body.substr(kPythonTag.size()));
+  ToolReply reply;
+  // Several calls may be separated by ';' (as Llama's examples write them).
+  std::vector<ToolCall> calls;
+  json value = Parse(body);
+  if (value.is_object()) {
+    ToolCall c;
+    if (ReadCall(value, functions, &c)) calls.push_back(std::move(c));
+  } else if (body.starts_with('{')) {
+    std::string_view rest = body;
+    while (!rest.empty()) {
+      const size_t semi = rest.find("};");
+      const std::string_view piece = Trim(rest.substr(0, semi == std::string_view::npos ? rest.size() : semi + 1));
+      ToolCall c;
+      if (!ReadCall(Parse(piece), functions, &c)) {
+        calls.clear();
+        break;
+      }
+      calls.push_back(std::move(c));
+      rest = semi == std::string_view::npos ? std::string_view() : Trim(rest.substr(semi + 2));
+    }
+  }
+  if (calls.empty()) {
+    reply.content = std::string(Trim(text));
+  } else {
+    reply.calls = std::move(calls);
+  }
+  return reply;
+}
+
+ToolReply ParseMistral(std::string_view text, std::span<const std::string> functions) {
+  ToolReply reply;
+  const size_t marker = text.find(kMistralMarker);
+  if (marker == std::string_view::npos ||
+      !ReadCalls(Parse(Trim(text.substr(marker + kMistralMarker.size()))), functions, &reply.calls)) {
+    reply.content = std::string(Trim(text));
+    return reply;
+  }
+  reply.content = std::string(Trim(text.substr(0, marker)));
+  return reply;
+}
+
+ToolReply ParseJson(std::string_view text, std::span<const std::string> functions) {
+  std::string_view body = Trim(text);
+  // A fenced block: ```json ... ``` or ``` ... ```.
+  if (body.starts_with("```") && body.ends_with("```") && body.size() >= 6) {
+    body = body.substr(3, body.size() - 6);
+    if (body.starts_with("json")) body.remove_prefix(4);
+    body = Trim(body);
+  }
+  ToolReply reply;
+  if (!ReadCalls(Parse(body), functions, &reply.calls)) reply.content = std::string(Trim(text));
+  return reply;
+}
+
+// GBNF string literal of `text` (quotes included).
+std::string Literal(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string_view ToolCallFormatName(ToolCallFormat format) {
+  switch (format) {
+    case ToolCallFormat::kHermes: return "hermes";
+    case ToolCallFormat::kLlama3: return "llama3";
+    case ToolCallFormat::kMistral: return "mistral";
+    case ToolCallFormat::kJson: return "json";
+  }
+  return "json";
+}
+
+ToolCallFormat DetectToolCallFormat(std::string_view chat_template) {
+  if (chat_template.find(kHermesOpen) != std::string_view::npos) return ToolCallFormat::kHermes;
+  if (chat_template.find(kMistralMarker) != std::string_view::npos) return ToolCallFormat::kMistral;
+  // Llama 3.1-3.3 announce "Environment: ipython" and ask for "parameters".
+  if (chat_template.find(kPythonTag) != std::string_view::npos ||
+      (chat_template.find("ipython") != std::string_view::npos &&
+       chat_template.find("<|start_header_id|>") != std::string_view::npos)) {
+    return ToolCallFormat::kLlama3;
+  }
+  return ToolCallFormat::kJson;
+}
+
+ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const std::string> functions) {
+  switch (format) {
+    case ToolCallFormat::kHermes: return ParseHermes(text, functions);
+    case ToolCallFormat::kLlama3: return ParseLlama3(text, functions);
+    case ToolCallFormat::kMistral: return ParseMistral(text, functions);
+    case ToolCallFormat::kJson: return ParseJson(text, functions);
+  }
+  return ParseJson(text, functions);
+}
+
+Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel) {
+  if (tools.empty()) return Error(ErrorCode::kInvalidArgument, "no function to call");
+  const char* args_key = format == ToolCallFormat::kLlama3 ? "parameters" : "arguments";
+  using ojson = nlohmann::ordered_json;
+  ojson alternatives = ojson::array();
+  for (const ToolSpec& tool : tools) {
+    ojson params = tool.parameters.empty()
+                       ? ojson{{"type", "object"}}
+                       : ojson::parse(tool.parameters.begin(), tool.parameters.end(), nullptr, false);
+    if (params.is_discarded()) {
+      return Error(ErrorCode::kInvalidArgument, "the parameters of function '{}' are not valid JSON", tool.name);
+    }
+    // Name first: the model picks the function, then writes its arguments.
+    alternatives.push_back(ojson{{"type", "object"},
+                                 {"properties", ojson{{"name", ojson{{"const", tool.name}}}, {args_key, params}}},
+                                 {"required", ojson::array({"name", args_key})},
+                                 {"additionalProperties", false}});
+  }
+  ojson call = alternatives.size() == 1 ? alternatives[0] : ojson{{"anyOf", alternatives}};
+  ojson schema = call;
+  if (format == ToolCallFormat::kMistral) {
+    schema = ojson{{"type", "array"}, {"items", call}, {"minItems", 1}};
+    if (!parallel) schema["maxItems"] = 1;
+  }
+  Expected<std::string> gbnf = grammar::JsonSchemaToGbnf(schema.dump());
+  if (!gbnf.ok()) {
+    return Error(gbnf.status().code(), "the parameters of the functions cannot be enforced: {}",
+                 gbnf.status().message());
+  }
+  // The schema's grammar starts with its `root` rule; it becomes CALL
+  // (generated names are lowercase, so this one cannot clash).
+  std::string rules = std::move(gbnf).value();
+  constexpr std::string_view kRoot = "root ::= ";
+  TRIT_CHECK(rules.starts_with(kRoot));
+  rules.replace(0, kRoot.size(), "CALL ::= ");
+  std::string root;
+  switch (format) {
+    case ToolCallFormat::kHermes: {
+      const std::string one = fmt::format("{} CALL {}", Literal("<tool_call>\n"), Literal("\n</tool_call>"));
+      root = parallel ? fmt::format("root ::= {} ({} {})*\n", one, Literal("\n"), one) : "root ::= " + one + "\n";
+      break;
+    }
+    case ToolCallFormat::kMistral: root = fmt::format("root ::= {} CALL\n", Literal(kMistralMarker)); break;
+    case ToolCallFormat::kLlama3:
+    case ToolCallFormat::kJson:
+      // One call; several are the array form of kJson.
+      root = parallel && format == ToolCallFormat::kJson ? "root ::= \"[\" CALL (\",\" CALL)* \"]\"\n"
+                                                         : "root ::= CALL\n";
+      break;
+  }
+  return root + rules;
+}
+
+std::string ToolCallId(uint64_t random) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::string id;
+  for (int i = 0; i < 9; ++i) {
+    id += kAlphabet[random % 62];
+    random /= 62;
+  }
+  return id;
+}
+
+}  // namespace trit::server

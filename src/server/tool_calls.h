@@ -1,0 +1,67 @@
+// Tool calls in a model's reply: how a chat template asks the model to write
+// them, reading them back out of the text, and the grammar that makes a
+// forced call (tool_choice "required" or a named function) always parse.
+//
+// Models write calls in the form their chat template teaches:
+//   kHermes   <tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>   (Hermes 2 Pro, Qwen 2.5/3)
+//   kLlama3   {"name": "f", "parameters": {...}}                            (Llama 3.1-3.3 JSON calls,
+//             after an optional <|python_tag|>)
+//   kMistral  [TOOL_CALLS][{"name": "f", "arguments": {...}}, ...]          (Mistral Nemo, Small)
+//   kJson     {"name": "f", "arguments": {...}}, or an array of those        (any other template)
+// The reading is lenient in what surrounds a call (whitespace, a ```json
+// fence around a kJson call, "arguments" given as a string holding JSON)
+// and strict in the call itself: a call must be a JSON object naming one of
+// the request's functions with an object of arguments, else the text stays
+// content.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace trit::server {
+
+enum class ToolCallFormat { kHermes, kLlama3, kMistral, kJson };
+
+std::string_view ToolCallFormatName(ToolCallFormat format);
+
+// The form a chat template teaches, from its source text (the markers it
+// writes); kJson when none is recognised.
+ToolCallFormat DetectToolCallFormat(std::string_view chat_template);
+
+struct ToolCall {
+  std::string name;
+  std::string arguments;  // a JSON object, compact
+  friend bool operator==(const ToolCall&, const ToolCall&) = default;
+};
+
+struct ToolReply {
+  std::string content;          // the text outside the calls, trimmed
+  std::vector<ToolCall> calls;  // in the order written
+};
+
+// Reads the calls out of a finished reply. Only calls to functions named in
+// `functions` count.
+ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const std::string> functions);
+
+// A function the model may call: its name and its parameters' JSON Schema
+// (JSON text; empty: any object).
+struct ToolSpec {
+  std::string name;
+  std::string parameters;
+};
+
+// The GBNF grammar (start rule `root`) of a reply that is exactly one call,
+// or with `parallel` one or more, of the given functions, in `format`, with
+// arguments valid under each function's schema. Errors name the function
+// whose schema cannot be converted (grammar/json_schema.h says what can).
+Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel);
+
+// A call id as Mistral's templates require them and OpenAI's clients accept:
+// 9 characters of [a-zA-Z0-9], from `random` (any 64-bit value).
+std::string ToolCallId(uint64_t random);
+
+}  // namespace trit::server

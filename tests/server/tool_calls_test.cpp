@@ -1,0 +1,171 @@
+#include "server/tool_calls.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "grammar/gbnf.h"
+#include "grammar/matcher.h"
+
+namespace trit::server {
+namespace {
+
+const std::vector<std::string> kFunctions{"get_weather", "add"};
+
+std::string ReadTemplate(const std::string& name) {
+  std::ifstream in(std::string(TRIT_SOURCE_DIR) + "/tests/data/chat_templates/" + name);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ToolCallsTest, TheFormatComesFromTheTemplatesMarkers) {
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("NousResearch-Hermes-2-Pro-Llama-3-8B-tool_use.jinja")),
+            ToolCallFormat::kHermes);
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("Qwen-Qwen2.5-7B-Instruct.jinja")), ToolCallFormat::kHermes);
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("meta-llama-Llama-3.2-3B-Instruct.jinja")), ToolCallFormat::kLlama3);
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("mistralai-Mistral-Nemo-Instruct-2407.jinja")), ToolCallFormat::kMistral);
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("HuggingFaceH4-zephyr-7b-beta.jinja")), ToolCallFormat::kJson);
+}
+
+TEST(ToolCallsTest, HermesCallsAmidText) {
+  const ToolReply r = ParseToolReply(
+      "Let me look.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n"
+      "<tool_call>\n{\"arguments\": \"{\\\"a\\\": 1, \\\"b\\\": 2}\", \"name\": \"add\"}\n</tool_call>",
+      ToolCallFormat::kHermes, kFunctions);
+  EXPECT_EQ(r.content, "Let me look.");
+  const std::vector<ToolCall> want{{"get_weather", R"({"city":"Paris"})"}, {"add", R"({"a":1,"b":2})"}};
+  EXPECT_EQ(r.calls, want);
+  // Cut off before its closing tag (the turn ended): still a call.
+  EXPECT_EQ(ParseToolReply("<tool_call>{\"name\":\"add\",\"arguments\":{}}", ToolCallFormat::kHermes, kFunctions).calls,
+            (std::vector<ToolCall>{{"add", "{}"}}));
+}
+
+TEST(ToolCallsTest, WhatIsNotAValidCallStaysContent) {
+  for (const char* text : {"<tool_call>{\"name\": \"delete_all\", \"arguments\": {}}</tool_call>",  // not offered
+                           "<tool_call>{\"name\": \"add\", \"arguments\": [1, 2]}</tool_call>",      // not an object
+                           "<tool_call>{\"name\": \"add\", \"arguments\": {</tool_call>",           // not JSON
+                           "<tool_call>\"add\"</tool_call>"}) {
+    const ToolReply r = ParseToolReply(text, ToolCallFormat::kHermes, kFunctions);
+    EXPECT_TRUE(r.calls.empty()) << text;
+    EXPECT_EQ(r.content, text);
+  }
+  const ToolReply plain = ParseToolReply("  The answer is 4.\n", ToolCallFormat::kJson, kFunctions);
+  EXPECT_TRUE(plain.calls.empty());
+  EXPECT_EQ(plain.content, "The answer is 4.");
+}
+
+TEST(ToolCallsTest, Llama3Calls) {
+  EXPECT_EQ(ParseToolReply("<|python_tag|>{\"name\": \"add\", \"parameters\": {\"a\": 1}}", ToolCallFormat::kLlama3,
+                           kFunctions)
+                .calls,
+            (std::vector<ToolCall>{{"add", R"({"a":1})"}}));
+  EXPECT_EQ(ParseToolReply("{\"name\": \"add\", \"parameters\": {\"a\": {\"x\": 1}}}; {\"name\": \"get_weather\", "
+                           "\"parameters\": {}}",
+                           ToolCallFormat::kLlama3, kFunctions)
+                .calls,
+            (std::vector<ToolCall>{{"add", R"({"a":{"x":1}})"}, {"get_weather", "{}"}}));
+  const ToolReply text = ParseToolReply("It is {sunny} today.", ToolCallFormat::kLlama3, kFunctions);
+  EXPECT_TRUE(text.calls.empty());
+  EXPECT_EQ(text.content, "It is {sunny} today.");
+}
+
+TEST(ToolCallsTest, MistralCalls) {
+  const ToolReply r = ParseToolReply(
+      "[TOOL_CALLS][{\"name\": \"add\", \"arguments\": {\"a\": 1}, \"id\": \"abcdefghi\"}, "
+      "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Oslo\"}}]",
+      ToolCallFormat::kMistral, kFunctions);
+  EXPECT_EQ(r.content, "");
+  EXPECT_EQ(r.calls, (std::vector<ToolCall>{{"add", R"({"a":1})"}, {"get_weather", R"({"city":"Oslo"})"}}));
+  // One bad element: the whole reply is text.
+  EXPECT_TRUE(ParseToolReply("[TOOL_CALLS][{\"name\": \"add\"}, {\"name\": \"nope\"}]", ToolCallFormat::kMistral,
+                             kFunctions)
+                  .calls.empty());
+}
+
+TEST(ToolCallsTest, JsonCallsFencedOrInOpenAIsShape) {
+  EXPECT_EQ(ParseToolReply("```json\n{\"name\": \"add\", \"arguments\": {\"a\": 2}}\n```", ToolCallFormat::kJson,
+                           kFunctions)
+                .calls,
+            (std::vector<ToolCall>{{"add", R"({"a":2})"}}));
+  EXPECT_EQ(ParseToolReply("{\"tool_calls\": [{\"type\": \"function\", \"function\": {\"name\": \"add\", "
+                           "\"arguments\": \"{}\"}}]}",
+                           ToolCallFormat::kJson, kFunctions)
+                .calls,
+            (std::vector<ToolCall>{{"add", "{}"}}));
+}
+
+// Every format's forced-call grammar accepts the calls it should, refuses
+// the others, and what it accepts reads back as those calls.
+TEST(ToolCallsTest, ForcedCallGrammarsParseBack) {
+  const std::vector<ToolSpec> tools{
+      {"get_weather", R"({"type":"object","properties":{"city":{"enum":["Paris","Oslo"]}},"required":["city"],
+                          "additionalProperties":false})"},
+      {"add", R"({"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"integer"}},
+                  "required":["a","b"],"additionalProperties":false})"}};
+  struct Case {
+    ToolCallFormat format;
+    bool parallel;
+    std::string good;
+    std::vector<std::string> bad;
+    size_t n_calls;
+  };
+  const std::vector<Case> cases{
+      {ToolCallFormat::kHermes, false, "<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Oslo\"}}\n</tool_call>",
+       {"<tool_call>\n{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Rome\"}}\n</tool_call>",
+        "{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}",
+        "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n</tool_call>"},
+       1},
+      {ToolCallFormat::kHermes, true,
+       "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}\n</tool_call>\n<tool_call>\n"
+       "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}\n</tool_call>",
+       {"<tool_call>\n{\"name\":\"mul\",\"arguments\":{}}\n</tool_call>"},
+       2},
+      {ToolCallFormat::kLlama3, false, "{\"name\":\"add\",\"parameters\":{\"a\":-3,\"b\":0}}",
+       {"{\"name\":\"add\",\"arguments\":{\"a\":-3,\"b\":0}}"},
+       1},
+      {ToolCallFormat::kMistral, true,
+       "[TOOL_CALLS][{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}},{\"name\":\"add\",\"arguments\":{\"a\":3,\"b\":4}}]",
+       {"[TOOL_CALLS][]"},
+       2},
+      {ToolCallFormat::kMistral, false, "[TOOL_CALLS][{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}]",
+       {"[TOOL_CALLS][{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}},{\"name\":\"add\",\"arguments\":{\"a\":3,\"b\":4}}]"},
+       1},
+      {ToolCallFormat::kJson, false, "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}",
+       {"{\"arguments\":{\"city\":\"Paris\"},\"name\":\"get_weather\"}", " {\"name\":\"get_weather\"}"},
+       1},
+  };
+  const std::vector<std::string> names{"get_weather", "add"};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(ToolCallFormatName(c.format)) + (c.parallel ? " parallel" : ""));
+    Expected<std::string> gbnf = ToolCallGbnf(c.format, tools, c.parallel);
+    ASSERT_TRUE(gbnf.ok()) << gbnf.status().message();
+    auto grammar = grammar::ParseGbnf(*gbnf);
+    ASSERT_TRUE(grammar.ok()) << grammar.status().message() << "\n" << *gbnf;
+    EXPECT_TRUE(grammar::Matches(*grammar, c.good)) << c.good;
+    for (const std::string& bad : c.bad) EXPECT_FALSE(grammar::Matches(*grammar, bad)) << bad;
+    const ToolReply back = ParseToolReply(c.good, c.format, names);
+    EXPECT_EQ(back.calls.size(), c.n_calls);
+    EXPECT_EQ(back.content, "");
+  }
+  const std::vector<ToolSpec> broken{{"f", R"({"type":"object","properties":{"x":{"type":"integer","multipleOf":3}}})"}};
+  Expected<std::string> refused = ToolCallGbnf(ToolCallFormat::kJson, broken, false);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("multipleOf"), std::string::npos) << refused.status().message();
+}
+
+TEST(ToolCallsTest, IdsAreNineAlphanumericsAndDiffer) {
+  std::set<std::string> seen;
+  for (uint64_t r : {uint64_t{0}, uint64_t{1}, uint64_t{61}, uint64_t{62}, ~uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
+    const std::string id = ToolCallId(r);
+    EXPECT_EQ(id.size(), 9u);
+    for (char c : id) EXPECT_TRUE(std::isalnum(static_cast<unsigned char>(c))) << id;
+    seen.insert(id);
+  }
+  EXPECT_EQ(seen.size(), 6u);
+}
+
+}  // namespace
+}  // namespace trit::server
