@@ -14,7 +14,8 @@ Expected<PromptBuilder> PromptBuilder::Create(const gguf::File& file, const toke
   return PromptBuilder(tokenizer, std::move(tmpl).value());
 }
 
-Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector<chat::ChatMessage>& messages) const {
+Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector<chat::ChatMessage>& messages,
+                                                               std::string_view tools_json) const {
   const tokenizer::Vocab& vocab = tokenizer_->vocab();
   if (!template_.has_value()) {
     const std::string text = messages.empty() ? std::string() : messages.back().content;
@@ -22,6 +23,7 @@ Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector
   }
   chat::ApplyOptions options;
   options.add_generation_prompt = true;
+  options.tools_json = std::string(tools_json);
   const tokenizer::SpecialIds& sp = vocab.special();
   if (sp.bos != tokenizer::kNoToken) options.bos_token = vocab.text(sp.bos);
   if (sp.eos != tokenizer::kNoToken) options.eos_token = vocab.text(sp.eos);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -26,7 +27,10 @@ class PromptBuilder {
   // Chat: the conversation rendered with add_generation_prompt and tokenized
   // with special tokens parsed (BOS added unless the template wrote it).
   // Plain: the last message's text tokenized with BOS as the model says.
-  Expected<std::vector<tokenizer::TokenId>> Build(const std::vector<chat::ChatMessage>& messages) const;
+  // tools_json: the request's tool definitions for the template
+  // (chat::ApplyOptions::tools_json); "" none.
+  Expected<std::vector<tokenizer::TokenId>> Build(const std::vector<chat::ChatMessage>& messages,
+                                                  std::string_view tools_json = {}) const;
 
  private:
   PromptBuilder(const tokenizer::Tokenizer& tokenizer, std::optional<chat::ChatTemplate> tmpl)

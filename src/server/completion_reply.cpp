@@ -23,6 +23,24 @@ const ApiError kStopping{.status = 503,
                          .param = "",
                          .code = "unavailable"};
 
+// With tools offered, reads the calls out of a finished answer: the choice
+// keeps the text around them, gets the calls with fresh ids, and finishes
+// with "tool_calls". `*next_id` counts the ids drawn.
+void ReadToolCalls(const ToolReplyOptions& tools, uint64_t* next_id, Choice* choice) {
+  if (choice->finish != FinishReason::kStop && choice->finish != FinishReason::kLength) return;
+  ToolReply reply = ParseToolReply(choice->text, tools.format, tools.functions);
+  if (reply.calls.empty()) return;
+  choice->text = std::move(reply.content);
+  for (ToolCall& call : reply.calls) {
+    // SplitMix64 of the seed and a counter: distinct ids within a server's life.
+    uint64_t z = tools.id_seed + 0x9e3779b97f4a7c15ULL * ++*next_id;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    choice->tool_calls.push_back({ToolCallId(z ^ (z >> 31)), std::move(call)});
+  }
+  choice->finish = FinishReason::kToolCalls;
+}
+
 // Cancels every channel: the client left, or one choice failed and the
 // others are of no use.
 void CancelAll(const std::vector<std::shared_ptr<RequestChannel>>& channels) {
@@ -61,6 +79,10 @@ class CompletionReply final : public DeferredReply {
       }
     }
     if (n_done_ < channels_.size()) return std::nullopt;
+    if (options_.tools.has_value()) {
+      uint64_t next_id = 0;
+      for (Choice& c : choices_) ReadToolCalls(*options_.tools, &next_id, &c);
+    }
     if (options_.logprobs) {
       for (size_t i = 0; i < choices_.size(); ++i) choices_[i].logprobs = &logprobs_[i];
     }
@@ -87,7 +109,8 @@ class CompletionReply final : public DeferredReply {
 class CompletionStream final : public StreamReply {
  public:
   CompletionStream(std::vector<std::shared_ptr<RequestChannel>> channels, CompletionReplyOptions options)
-      : channels_(std::move(channels)), options_(std::move(options)), first_(channels_.size(), true) {}
+      : channels_(std::move(channels)), options_(std::move(options)), first_(channels_.size(), true),
+        held_(channels_.size()), held_logprobs_(channels_.size()) {}
 
   void SetWaker(Waker waker) override {
     for (const auto& c : channels_) c->SetNotify(waker);
@@ -107,6 +130,27 @@ class CompletionStream final : public StreamReply {
           return false;
         }
         const int index = static_cast<int>(i);
+        if (options_.tools.has_value()) {
+          // Held until the answer is whole: only then is it known whether it is a call.
+          held_[i].text += e.text;
+          for (const TokenLogprob& t : e.logprobs) held_logprobs_[i].push_back(t);
+          if (!e.done) continue;
+          held_[i].finish = e.finish;
+          ReadToolCalls(*options_.tools, &next_tool_id_, &held_[i]);
+          Send(out, ChunkBody(options_.endpoint, options_.info, index, held_[i].text,
+                              options_.logprobs ? &held_logprobs_[i] : nullptr, FinishReason::kNone,
+                              /*first=*/true, options_.include_usage));
+          if (!held_[i].tool_calls.empty()) {
+            Send(out, ToolCallsChunkBody(options_.info, index, held_[i].tool_calls, options_.include_usage));
+          }
+          Send(out, ChunkBody(options_.endpoint, options_.info, index, "", nullptr, held_[i].finish, false,
+                              options_.include_usage));
+          usage_.prompt_tokens = e.n_prompt;
+          usage_.completion_tokens += e.n_generated;
+          if (i == 0) usage_.cached_tokens = e.n_cached;
+          ++n_done_;
+          continue;
+        }
         const bool has_payload = !e.text.empty() || !e.logprobs.empty() || first_[i];
         if (has_payload) {
           const bool with_logprobs = options_.logprobs && !e.logprobs.empty();
@@ -155,6 +199,9 @@ class CompletionStream final : public StreamReply {
   std::vector<std::shared_ptr<RequestChannel>> channels_;
   CompletionReplyOptions options_;
   std::vector<bool> first_;
+  std::vector<Choice> held_;  // with tools: each answer until it ends
+  std::vector<std::vector<TokenLogprob>> held_logprobs_;
+  uint64_t next_tool_id_ = 0;
   Usage usage_;
   size_t n_done_ = 0;
 };

@@ -4,15 +4,27 @@
 // channel when the scheduler wakes them; no thread waits on either.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "server/http_transport.h"
 #include "server/openai_protocol.h"
+#include "server/tool_calls.h"
 #include "server/request_channel.h"
 
 namespace trit::server {
+
+// A chat request that offered tools: each finished answer is read for calls
+// (tool_calls.h); a streamed one then comes whole at its end (its text
+// cannot be shown before it is known not to be a call).
+struct ToolReplyOptions {
+  ToolCallFormat format = ToolCallFormat::kJson;
+  std::vector<std::string> functions;  // the names offered
+  uint64_t id_seed = 0;                // call ids are drawn from it
+};
 
 struct CompletionReplyOptions {
   Endpoint endpoint = Endpoint::kChatCompletions;
@@ -20,6 +32,7 @@ struct CompletionReplyOptions {
   bool logprobs = false;       // the request asked for logprobs
   bool include_usage = false;  // stream_options.include_usage
   std::string echo;            // text the answer starts with (completions' echo: the prompt)
+  std::optional<ToolReplyOptions> tools;  // chat with tools offered: calls are read out of each answer
 };
 
 // `channels`: one per choice (n), in choice order.

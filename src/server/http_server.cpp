@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "grammar/gbnf.h"
 #include "server/completion_reply.h"
 #include "server/http_transport.h"
 #include "server/openai_protocol.h"
@@ -180,8 +181,31 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
   if (!cr.model.empty() && !model.Answers(cr.model)) return ErrorResponse(UnknownModel(cr.model, model));
   std::vector<int32_t> prompt;
   const char* prompt_param = endpoint == Endpoint::kChatCompletions ? "messages" : "prompt";
+  const ToolsRequest& tools = cr.tools;
+  if (!tools.tools_json.empty() && !model.prompt_builder->chat()) {
+    return ErrorResponse(MakeError(400, fmt::format("'tools' need a chat template, and model '{}' has none", model.id),
+                                   "invalid_request_error", "invalid_value", "tools"));
+  }
+  if (tools.choice == ToolChoice::kRequired || tools.choice == ToolChoice::kFunction) {
+    // The reply is a call, in the form the template teaches, with arguments
+    // valid under the function's schema: the grammar guarantees it parses.
+    std::vector<ToolSpec> callable;
+    for (const ToolSpec& f : tools.functions) {
+      if (tools.choice == ToolChoice::kRequired || f.name == tools.function) callable.push_back(f);
+    }
+    Expected<std::string> gbnf = ToolCallGbnf(model.tool_format, callable, tools.parallel);
+    Expected<std::shared_ptr<const grammar::Grammar>> g =
+        gbnf.ok() ? grammar::ParseGbnf(*gbnf) : Expected<std::shared_ptr<const grammar::Grammar>>(gbnf.status());
+    if (!g.ok()) {
+      return ErrorResponse(MakeError(400, fmt::format("'tools': {}", g.status().message()), "invalid_request_error",
+                                     "invalid_value", "tools"));
+    }
+    cr.params.grammar = std::move(g).value();
+  }
   if (endpoint == Endpoint::kChatCompletions) {
-    Expected<std::vector<tokenizer::TokenId>> ids = model.prompt_builder->Build(cr.messages);
+    Expected<std::vector<tokenizer::TokenId>> ids =
+        model.template_speaks_tools ? model.prompt_builder->Build(cr.messages, tools.tools_json)
+                                    : model.prompt_builder->Build(SpellOutTools(cr.messages, tools.tools_json));
     if (!ids.ok()) {
       return ErrorResponse(MakeError(400, ids.status().message(), "invalid_request_error", "invalid_value", "messages"));
     }
@@ -247,7 +271,12 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
                                         static_cast<int64_t>(std::time(nullptr)), model.id},
                                .logprobs = cr.params.top_logprobs >= 0,
                                .include_usage = cr.include_usage,
-                               .echo = std::move(echo)};
+                               .echo = std::move(echo),
+                               .tools = {}};
+  if (tools.choice != ToolChoice::kNone) {
+    reply.tools = ToolReplyOptions{.format = model.tool_format, .functions = {}, .id_seed = id_salt ^ next_id.fetch_add(1)};
+    for (const ToolSpec& f : tools.functions) reply.tools->functions.push_back(f.name);
+  }
   if (cr.stream) return MakeCompletionStream(std::move(channels), std::move(reply));
   return MakeCompletionReply(std::move(channels), std::move(reply));
 }

@@ -113,6 +113,38 @@ std::optional<ApiError> ReadContent(const json& content, const std::string& para
   return std::nullopt;
 }
 
+// An assistant turn's tool_calls, a tool turn's tool_call_id, and name.
+std::optional<ApiError> ReadToolFields(const json& m, const std::string& p, chat::ChatMessage* msg) {
+  if (auto it = m.find("tool_calls"); it != m.end() && !it->is_null()) {
+    if (!it->is_array()) return Invalid(p + ".tool_calls", fmt::format("'{}.tool_calls' must be an array", p));
+    for (size_t k = 0; k < it->size(); ++k) {
+      const json& call = (*it)[k];
+      const std::string q = fmt::format("{}.tool_calls[{}]", p, k);
+      const json* fn = call.is_object() ? &call["function"] : nullptr;
+      if (fn == nullptr || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string()) {
+        return Invalid(q, fmt::format("'{}' must be {{\"type\": \"function\", \"function\": {{\"name\", \"arguments\"}}}}", q));
+      }
+      chat::ToolCall c;
+      c.name = (*fn)["name"].get<std::string>();
+      if (auto id = call.find("id"); id != call.end() && id->is_string()) c.id = id->get<std::string>();
+      if (auto args = fn->find("arguments"); args != fn->end() && !args->is_null()) {
+        // OpenAI sends a string of JSON; an object is taken as its text.
+        c.arguments = args->is_string() ? args->get<std::string>() : Dump(*args);
+      } else {
+        c.arguments = "{}";
+      }
+      msg->tool_calls.push_back(std::move(c));
+    }
+  }
+  for (const char* key : {"tool_call_id", "name"}) {
+    auto it = m.find(key);
+    if (it == m.end() || it->is_null()) continue;
+    if (!it->is_string()) return Invalid(p + "." + key, fmt::format("'{}.{}' must be a string", p, key));
+    (std::string_view(key) == "name" ? msg->name : msg->tool_call_id) = it->get<std::string>();
+  }
+  return std::nullopt;
+}
+
 std::optional<ApiError> ReadMessages(const json& body, std::vector<chat::ChatMessage>* out) {
   auto it = body.find("messages");
   if (it == body.end()) return Invalid("messages", "'messages' is required");
@@ -133,7 +165,11 @@ std::optional<ApiError> ReadMessages(const json& body, std::vector<chat::ChatMes
     }
     if (auto c = m.find("content"); c != m.end()) {
       if (auto e = ReadContent(*c, p + ".content", &msg.content)) return e;
+      msg.content_is_null = c->is_null();
+    } else {
+      msg.content_is_null = true;
     }
+    if (auto e = ReadToolFields(m, p, &msg)) return e;
     out->push_back(std::move(msg));
   }
   return std::nullopt;
@@ -185,11 +221,11 @@ constexpr std::string_view kCommonFields[] = {
     "model", "stream", "stream_options", "temperature", "top_p", "presence_penalty", "frequency_penalty",
     "max_tokens", "n", "seed", "stop", "logit_bias", "logprobs", "top_k", "min_p", "repeat_penalty",
     "ignore_eos", "grammar"};
-constexpr std::string_view kChatFields[] = {"messages", "max_completion_tokens", "top_logprobs", "response_format"};
+constexpr std::string_view kChatFields[] = {"messages",        "max_completion_tokens", "top_logprobs", "response_format",
+                                            "tools",           "tool_choice",           "parallel_tool_calls"};
 constexpr std::string_view kCompletionFields[] = {"prompt", "echo", "best_of"};
 // Fields OpenAI documents as not changing the answer: accepted and not used.
-constexpr std::string_view kAdvisoryFields[] = {"user", "metadata", "store", "service_tier", "parallel_tool_calls",
-                                                "prediction"};
+constexpr std::string_view kAdvisoryFields[] = {"user", "metadata", "store", "service_tier", "prediction"};
 
 bool Listed(std::span<const std::string_view> list, std::string_view key) {
   return std::find(list.begin(), list.end(), key) != list.end();
@@ -209,12 +245,12 @@ std::optional<ApiError> CheckFields(const json& body, Endpoint endpoint) {
       continue;
     }
     // Present but saying "none" changes nothing.
-    if ((key == "tools" || key == "functions") && IsEmptyOr(value, "")) continue;
-    if ((key == "tool_choice" || key == "function_call") && IsEmptyOr(value, "none")) continue;
+    if (key == "functions" && IsEmptyOr(value, "")) continue;
+    if (key == "function_call" && IsEmptyOr(value, "none")) continue;
     if (key == "modalities" && value.is_array() && value.size() == 1 && value[0] == "text") continue;
-    if (key == "tools" || key == "tool_choice" || key == "functions" || key == "function_call") {
-      ApiError e = Invalid(key, fmt::format("'{}' is not supported yet: trit serve does not call tools; "
-                                            "send the request without it", key));
+    if (key == "functions" || key == "function_call") {
+      ApiError e = Invalid(key, fmt::format("'{}' is OpenAI's deprecated form of tools; send 'tools' and "
+                                            "'tool_choice' instead", key));
       e.code = "unsupported_parameter";
       return e;
     }
@@ -255,6 +291,76 @@ std::optional<ApiError> ReadLogitBias(const json& body, std::vector<std::pair<in
     out->emplace_back(static_cast<int32_t>(id), static_cast<float>(value.get<double>()));
   }
   std::sort(out->begin(), out->end());  // by id ("17" sorts before "5" as a key)
+  return std::nullopt;
+}
+
+bool ValidFunctionName(std::string_view name) {
+  if (name.empty() || name.size() > 64) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+  });
+}
+
+// tools, tool_choice, parallel_tool_calls (chat). `body` is the request's
+// text: the tools are read again keeping their keys' order, which templates
+// print.
+std::optional<ApiError> ReadTools(const json& j, std::string_view body, ToolsRequest* out) {
+  auto it = j.find("tools");
+  const bool given = it != j.end() && !it->is_null() && !(it->is_array() && it->empty());
+  if (given) {
+    if (!it->is_array()) return Invalid("tools", "'tools' must be an array of {\"type\": \"function\", \"function\": {...}}");
+    const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(body.begin(), body.end(), nullptr, false);
+    const nlohmann::ordered_json& tools = ordered["tools"];
+    for (size_t i = 0; i < tools.size(); ++i) {
+      const auto& t = tools[i];
+      const std::string p = fmt::format("tools[{}]", i);
+      if (!t.is_object() || t.value("type", nlohmann::ordered_json()) != "function" || !t.contains("function") ||
+          !t["function"].is_object()) {
+        return Invalid("tools", fmt::format("'{}' must be {{\"type\": \"function\", \"function\": {{...}}}}", p));
+      }
+      const auto& fn = t["function"];
+      const std::string name = fn.value("name", nlohmann::ordered_json()).is_string() ? fn["name"].get<std::string>() : "";
+      if (!ValidFunctionName(name)) {
+        return Invalid("tools", fmt::format("'{}.function.name' must be 1 to 64 characters of a-z, A-Z, 0-9, _ and -", p));
+      }
+      for (const ToolSpec& other : out->functions) {
+        if (other.name == name) return Invalid("tools", fmt::format("two tools are named '{}'", name));
+      }
+      ToolSpec spec{name, ""};
+      if (auto params = fn.find("parameters"); params != fn.end() && !params->is_null()) {
+        if (!params->is_object()) {
+          return Invalid("tools", fmt::format("'{}.function.parameters' must be a JSON Schema object", p));
+        }
+        spec.parameters = params->dump();
+      }
+      out->functions.push_back(std::move(spec));
+    }
+    out->tools_json = tools.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+    out->choice = ToolChoice::kAuto;
+  }
+  if (auto c = j.find("tool_choice"); c != j.end() && !c->is_null()) {
+    if (c->is_string() && (*c == "none" || *c == "auto" || *c == "required")) {
+      out->choice = *c == "none" ? ToolChoice::kNone : *c == "auto" ? ToolChoice::kAuto : ToolChoice::kRequired;
+    } else if (c->is_object() && c->value("type", json()) == "function" && c->contains("function") &&
+               (*c)["function"].is_object() && (*c)["function"].value("name", json()).is_string()) {
+      out->choice = ToolChoice::kFunction;
+      out->function = (*c)["function"]["name"].get<std::string>();
+      const bool offered = std::any_of(out->functions.begin(), out->functions.end(),
+                                       [&](const ToolSpec& s) { return s.name == out->function; });
+      if (!offered) {
+        return Invalid("tool_choice", fmt::format("'tool_choice' names function '{}', which 'tools' does not offer",
+                                                  out->function));
+      }
+    } else {
+      return Invalid("tool_choice", "'tool_choice' must be \"none\", \"auto\", \"required\" or "
+                                    "{\"type\": \"function\", \"function\": {\"name\": ...}}");
+    }
+    if (!given && (out->choice == ToolChoice::kRequired || out->choice == ToolChoice::kFunction)) {
+      return Invalid("tool_choice", "'tool_choice' asks for a tool call, but the request offers no 'tools'");
+    }
+    if (!given) out->choice = ToolChoice::kNone;
+  }
+  if (auto e = ReadBool(j, "parallel_tool_calls", &out->parallel)) return e;
   return std::nullopt;
 }
 
@@ -392,6 +498,13 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
   }
   if (auto e = ReadConstraint(j, endpoint, out)) return e;
   if (endpoint == Endpoint::kChatCompletions) {
+    if (auto e = ReadTools(j, body, &out->tools)) return e;
+    const bool forced = out->tools.choice == ToolChoice::kRequired || out->tools.choice == ToolChoice::kFunction;
+    if (forced && out->constraint != Constraint::kNone) {
+      return Invalid("tool_choice", "a required tool call cannot be combined with 'response_format' or 'grammar'");
+    }
+  }
+  if (endpoint == Endpoint::kChatCompletions) {
     bool logprobs = false;
     if (auto e = ReadBool(j, "logprobs", &logprobs)) return e;
     if (auto e = ReadInt(j, "top_logprobs", 0, 20, &top_logprobs)) return e;
@@ -413,6 +526,7 @@ const char* FinishReasonName(FinishReason reason) {
     case FinishReason::kStop: return "stop";
     case FinishReason::kLength: return "length";
     case FinishReason::kCancelled: return "cancelled";
+    case FinishReason::kToolCalls: return "tool_calls";
     case FinishReason::kError:
     case FinishReason::kDisplaced: return "error";
     case FinishReason::kNone: break;
@@ -459,6 +573,18 @@ json UsageJson(const Usage& u) {
               {"prompt_tokens_details", {{"cached_tokens", u.cached_tokens}}}};
 }
 
+json ToolCallsJson(const std::vector<ReplyToolCall>& calls, bool with_index) {
+  json out = json::array();
+  for (size_t k = 0; k < calls.size(); ++k) {
+    json call = {{"id", calls[k].id},
+                 {"type", "function"},
+                 {"function", {{"name", calls[k].call.name}, {"arguments", calls[k].call.arguments}}}};
+    if (with_index) call["index"] = k;  // stream deltas say which call they extend
+    out.push_back(std::move(call));
+  }
+  return out;
+}
+
 json Finish(FinishReason f) { return f == FinishReason::kNone ? json(nullptr) : json(FinishReasonName(f)); }
 
 }  // namespace
@@ -469,8 +595,11 @@ std::string CompletionBody(Endpoint endpoint, const ResponseInfo& info, std::spa
   for (size_t i = 0; i < choices.size(); ++i) {
     const Choice& c = choices[i];
     if (endpoint == Endpoint::kChatCompletions) {
+      json message = {{"role", "assistant"},
+                      {"content", c.text.empty() && !c.tool_calls.empty() ? json(nullptr) : json(c.text)}};
+      if (!c.tool_calls.empty()) message["tool_calls"] = ToolCallsJson(c.tool_calls, /*with_index=*/false);
       out.push_back({{"index", i},
-                     {"message", {{"role", "assistant"}, {"content", c.text}}},
+                     {"message", message},
                      {"logprobs", c.logprobs != nullptr ? ChatLogprobs(*c.logprobs) : json(nullptr)},
                      {"finish_reason", Finish(c.finish)}});
     } else {
@@ -512,6 +641,21 @@ std::string ChunkBody(Endpoint endpoint, const ResponseInfo& info, int index, co
                 {"model", info.model},
                 {"system_fingerprint", "trit"},
                 {"choices", json::array({choice})}};
+  if (usage_null) chunk["usage"] = nullptr;
+  return Dump(chunk);
+}
+
+std::string ToolCallsChunkBody(const ResponseInfo& info, int index, const std::vector<ReplyToolCall>& calls,
+                               bool usage_null) {
+  json chunk = {{"id", info.id},
+                {"object", "chat.completion.chunk"},
+                {"created", info.created},
+                {"model", info.model},
+                {"system_fingerprint", "trit"},
+                {"choices", json::array({{{"index", index},
+                                          {"delta", {{"tool_calls", ToolCallsJson(calls, /*with_index=*/true)}}},
+                                          {"logprobs", nullptr},
+                                          {"finish_reason", nullptr}}})}};
   if (usage_null) chunk["usage"] = nullptr;
   return Dump(chunk);
 }

@@ -12,6 +12,7 @@
 
 #include "chat/chat_template.h"
 #include "server/request_channel.h"
+#include "server/tool_calls.h"
 
 namespace trit::server {
 
@@ -32,6 +33,16 @@ enum class Endpoint { kChatCompletions, kCompletions };
 // compiles it into params.grammar; this records what was asked, for errors.
 enum class Constraint { kNone, kGbnf, kJsonObject, kJsonSchema };
 
+// What a chat request says about tools.
+enum class ToolChoice { kNone, kAuto, kRequired, kFunction };
+struct ToolsRequest {
+  std::string tools_json;           // the `tools` array as sent (keys in order) for the template; "" none
+  std::vector<ToolSpec> functions;  // their names and parameter schemas
+  ToolChoice choice = ToolChoice::kNone;  // kAuto by default when tools are given
+  std::string function;             // kFunction: the function it must call
+  bool parallel = true;             // parallel_tool_calls: several calls in one reply
+};
+
 struct CompletionRequest {
   Endpoint endpoint = Endpoint::kChatCompletions;
   std::string model;                        // "" when absent
@@ -43,6 +54,7 @@ struct CompletionRequest {
   bool echo = false;           // completions: the answer's text starts with the prompt
   int32_t n = 1;               // choices; choice i samples with seed + i
   Constraint constraint = Constraint::kNone;
+  ToolsRequest tools;          // chat
   GenerationParams params;     // logprobs asked when params.top_logprobs >= 0
 };
 
@@ -76,8 +88,15 @@ struct Usage {
 };
 
 // One choice of a whole answer (choice i is the i-th of `n`).
+// A call in a reply, with the id the client sends back with its result.
+struct ReplyToolCall {
+  std::string id;
+  ToolCall call;
+};
+
 struct Choice {
   std::string text;
+  std::vector<ReplyToolCall> tool_calls;  // the reply called tools: content is null when text is empty
   const std::vector<TokenLogprob>* logprobs = nullptr;  // null: none asked
   FinishReason finish = FinishReason::kNone;
 };
@@ -91,6 +110,10 @@ std::string CompletionBody(Endpoint endpoint, const ResponseInfo& info, std::spa
 std::string ChunkBody(Endpoint endpoint, const ResponseInfo& info, int index, const std::string& text,
                       const std::vector<TokenLogprob>* logprobs, FinishReason finish, bool first,
                       bool usage_null);
+// A chat chunk whose delta holds a reply's tool calls, whole (each with its
+// index, as OpenAI's stream deltas carry them).
+std::string ToolCallsChunkBody(const ResponseInfo& info, int index, const std::vector<ReplyToolCall>& calls,
+                               bool usage_null);
 // The final chunk of stream_options.include_usage: no choices, the usage.
 std::string UsageChunkBody(Endpoint endpoint, const ResponseInfo& info, const Usage& usage);
 

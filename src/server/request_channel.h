@@ -40,7 +40,9 @@ struct TokenLogprob {
 
 // kDisplaced: taken out of the queue, before it started, for another
 // client's request (Scheduler::Submit's fairness rule); the client may retry.
-enum class FinishReason { kNone, kStop, kLength, kCancelled, kError, kDisplaced };
+// kToolCalls: the reply (completion_reply.cpp) found tool calls in a
+// finished answer; the scheduler never sets it.
+enum class FinishReason { kNone, kStop, kLength, kCancelled, kError, kDisplaced, kToolCalls };
 
 // One piece of an answer. The last event of a request has done = true.
 struct Event {

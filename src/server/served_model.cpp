@@ -45,6 +45,12 @@ Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, 
       runtime::PromptBuilder::Create(*served->file, *served->tokenizer, /*raw=*/false);
   if (!builder.ok()) return builder.status().WithContext(path);
   served->prompt_builder = std::make_unique<runtime::PromptBuilder>(std::move(builder).value());
+  if (served->file->Find("tokenizer.chat_template") != nullptr) {
+    if (Expected<std::string> source = served->file->GetString("tokenizer.chat_template"); source.ok()) {
+      served->tool_format = DetectToolCallFormat(*source);
+      served->template_speaks_tools = TemplateSpeaksTools(*source);
+    }
+  }
   return served;
 }
 

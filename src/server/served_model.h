@@ -17,6 +17,7 @@
 #include "grammar/token_index.h"
 #include "model/model.h"
 #include "runtime/prompt_builder.h"
+#include "server/tool_calls.h"
 #include "tokenizer/tokenizer.h"
 
 namespace trit::server {
@@ -36,6 +37,9 @@ struct ServedModel {
   std::unique_ptr<model::Model> model;
   std::unique_ptr<runtime::PromptBuilder> prompt_builder;
   int64_t n_ctx_train = 0;  // the model's trained context length
+  // How the chat template teaches the model to write tool calls.
+  ToolCallFormat tool_format = ToolCallFormat::kJson;
+  bool template_speaks_tools = false;  // else tools are spelled out in messages (SpellOutTools)
 
   // Whether a request's "model" names this model: its id or an alias.
   bool Answers(std::string_view name) const;

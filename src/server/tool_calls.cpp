@@ -257,6 +257,44 @@ Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSp
   return root + rules;
 }
 
+bool TemplateSpeaksTools(std::string_view chat_template) {
+  return chat_template.find("tool_calls") != std::string_view::npos;
+}
+
+std::vector<chat::ChatMessage> SpellOutTools(std::vector<chat::ChatMessage> messages, std::string_view tools_json) {
+  for (chat::ChatMessage& m : messages) {
+    if (!m.tool_calls.empty()) {
+      // As the system message asks for calls: name first, arguments in the client's order.
+      using ojson = nlohmann::ordered_json;
+      ojson calls = ojson::array();
+      for (const chat::ToolCall& c : m.tool_calls) {
+        ojson args = ojson::parse(c.arguments.begin(), c.arguments.end(), nullptr, false);
+        calls.push_back({{"name", c.name}, {"arguments", args.is_discarded() ? ojson(c.arguments) : args}});
+      }
+      const std::string text = (calls.size() == 1 ? calls[0] : calls).dump();
+      m.content = m.content_is_null || m.content.empty() ? text : m.content + "\n" + text;
+      m.content_is_null = false;
+      m.tool_calls.clear();
+    } else if (m.role == "tool") {
+      const std::string who = !m.name.empty() ? fmt::format("{} ", m.name) : "";
+      const std::string id = !m.tool_call_id.empty() ? fmt::format(" (call {})", m.tool_call_id) : "";
+      m = chat::ChatMessage{"user", fmt::format("Result of {}function call{}: {}", who, id, m.content)};
+    }
+  }
+  if (tools_json.empty()) return messages;
+  const std::string about = fmt::format(
+      "You may call these functions (their parameters are JSON Schemas):\n{}\nTo call functions, reply with only "
+      "JSON: {{\"name\": <function name>, \"arguments\": <an object of arguments>}}, or an array of such objects "
+      "for several calls.",
+      tools_json);
+  if (!messages.empty() && messages.front().role == "system") {
+    messages.front().content += "\n\n" + about;
+  } else {
+    messages.insert(messages.begin(), chat::ChatMessage{"system", about});
+  }
+  return messages;
+}
+
 std::string ToolCallId(uint64_t random) {
   static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
   std::string id;

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "chat/chat_template.h"
 
 namespace trit::server {
 
@@ -59,6 +60,17 @@ struct ToolSpec {
 // arguments valid under each function's schema. Errors name the function
 // whose schema cannot be converted (grammar/json_schema.h says what can).
 Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel);
+
+// Whether a chat template handles tools itself (renders tool definitions,
+// assistant tool calls and tool results): it reads `tool_calls`.
+bool TemplateSpeaksTools(std::string_view chat_template);
+
+// For a template that does not speak tools (zephyr, Gemma, ...), the
+// conversation rewritten so the model still sees everything, in the kJson
+// form: the tools and how to call them in a system message (added to the
+// first one, or a new first one), assistant calls as their JSON text, and
+// tool results as user turns naming the call they answer.
+std::vector<chat::ChatMessage> SpellOutTools(std::vector<chat::ChatMessage> messages, std::string_view tools_json);
 
 // A call id as Mistral's templates require them and OpenAI's clients accept:
 // 9 characters of [a-zA-Z0-9], from `random` (any 64-bit value).

@@ -1,6 +1,7 @@
 // trit serve driven by the official OpenAI Node client: models, chat (plain
 // and streamed), completions, errors (401, unknown model, too-long prompt,
-// bad JSON), eight concurrent streams, a json_schema reply, n = 2, echo. Usage:
+// bad JSON), eight concurrent streams, a json_schema reply, n = 2, echo, a
+// tool call round trip. Usage:
 //   node server_openai_test.mjs --trit build/trit --model chat-test.gguf
 // The model is written by tests/server/make_chat_model (CTest does it).
 import { spawn } from 'node:child_process';
@@ -144,6 +145,31 @@ await check('n = 2 gives the answers of seed and seed + 1; echo starts with the 
   const plain = await client.completions.create({ model, prompt, max_tokens: 6, seed: 4, ignore_eos: true });
   const echoed = await client.completions.create({ model, prompt, max_tokens: 6, seed: 4, ignore_eos: true, echo: true });
   assert.equal(echoed.choices[0].text, prompt + plain.choices[0].text);
+});
+
+await check('a forced tool call, its result sent back, an answer', async () => {
+  const tools = [{
+    type: 'function',
+    function: {
+      name: 'get_weather', description: 'Weather in a city',
+      parameters: { type: 'object', additionalProperties: false, required: ['city'], properties: { city: { enum: ['Oslo', 'Lima'] } } },
+    },
+  }];
+  const first = await client.chat.completions.create({
+    model, messages, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } },
+    parallel_tool_calls: false, max_tokens: 100, seed: 3,
+  });
+  assert.equal(first.choices[0].finish_reason, 'tool_calls');
+  assert.equal(first.choices[0].message.content, null);
+  const [call] = first.choices[0].message.tool_calls;
+  assert.equal(call.function.name, 'get_weather');
+  assert.ok(['Oslo', 'Lima'].includes(JSON.parse(call.function.arguments).city));
+  const answer = await client.chat.completions.create({
+    model, tools, max_tokens: 6, seed: 4, ignore_eos: true,
+    messages: [...messages, first.choices[0].message, { role: 'tool', tool_call_id: call.id, content: '7 C, grey' }],
+  });
+  assert.equal(answer.choices[0].finish_reason, 'length');
+  assert.equal(typeof answer.choices[0].message.content, 'string');
 });
 
 proc.kill('SIGTERM');

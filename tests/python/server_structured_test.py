@@ -168,8 +168,7 @@ class StructuredTest(unittest.TestCase):
 
     def test_what_trit_does_not_do_is_refused_by_name(self):
         cases = [
-            (dict(tools=[{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}]),
-             "tools"),
+            (dict(functions=[{"name": "f", "parameters": {"type": "object"}}]), "functions"),
             (dict(response_format={"type": "json_schema",
                                    "json_schema": {"name": "n", "schema": {"type": "integer", "multipleOf": 7}}}),
              "response_format"),

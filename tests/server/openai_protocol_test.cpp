@@ -81,9 +81,8 @@ TEST(OpenAiProtocolTest, FieldsThatWouldChangeTheAnswerAreRefusedByName) {
     std::string code;
   };
   const Case cases[] = {
-      {R"("tools":[{"type":"function","function":{"name":"f"}}])", "tools", "unsupported_parameter"},
-      {R"("tool_choice":"required")", "tool_choice", "unsupported_parameter"},
       {R"("functions":[{"name":"f"}])", "functions", "unsupported_parameter"},
+      {R"("function_call":"auto")", "function_call", "unsupported_parameter"},
       {R"("reasoning_effort":"high")", "reasoning_effort", "unsupported_parameter"},
       {R"("modalities":["text","audio"])", "modalities", "unsupported_parameter"},
       {R"("mirostat":2)", "mirostat", "unknown_parameter"},
@@ -113,6 +112,91 @@ TEST(OpenAiProtocolTest, FieldsThatWouldChangeTheAnswerAreRefusedByName) {
   e = ParseCompletionRequest(R"({"prompt":"p","response_format":{"type":"json_object"}})", Endpoint::kCompletions, &r);
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->param, "response_format");
+}
+
+TEST(OpenAiProtocolTest, ToolsToolChoiceAndToolMessages) {
+  CompletionRequest r;
+  auto e = ChatWith(R"("tools":[{"type":"function","function":{"name":"get_weather","description":"d",
+                      "parameters":{"type":"object","properties":{"city":{"type":"string"}}}}},
+                      {"type":"function","function":{"name":"add"}}],
+                      "tool_choice":{"type":"function","function":{"name":"add"}},"parallel_tool_calls":false)",
+                    &r);
+  ASSERT_FALSE(e.has_value()) << e->message;
+  ASSERT_EQ(r.tools.functions.size(), 2u);
+  EXPECT_EQ(r.tools.functions[0].name, "get_weather");
+  // Keys keep the request's order (templates print them): "type" before "properties".
+  EXPECT_EQ(r.tools.functions[0].parameters, R"({"type":"object","properties":{"city":{"type":"string"}}})");
+  EXPECT_EQ(r.tools.functions[1].parameters, "");
+  EXPECT_NE(r.tools.tools_json.find(R"("name":"get_weather","description":"d")"), std::string::npos) << r.tools.tools_json;
+  EXPECT_EQ(r.tools.choice, ToolChoice::kFunction);
+  EXPECT_EQ(r.tools.function, "add");
+  EXPECT_FALSE(r.tools.parallel);
+
+  CompletionRequest plain;
+  ASSERT_FALSE(ChatWith(R"("tools":[{"type":"function","function":{"name":"f"}}])", &plain).has_value());
+  EXPECT_EQ(plain.tools.choice, ToolChoice::kAuto);
+  CompletionRequest none;
+  ASSERT_FALSE(ChatWith(R"("tools":[],"tool_choice":"auto")", &none).has_value());
+  EXPECT_EQ(none.tools.choice, ToolChoice::kNone);
+  EXPECT_TRUE(none.tools.tools_json.empty());
+
+  const std::string f = R"("tools":[{"type":"function","function":{"name":"f"}}])";
+  for (const auto& [fields, param] : std::vector<std::pair<std::string, std::string>>{
+           {R"("tools":{"type":"function"})", "tools"},
+           {R"("tools":[{"type":"retrieval"}])", "tools"},
+           {R"("tools":[{"type":"function","function":{"name":"a b"}}])", "tools"},
+           {R"("tools":[{"type":"function","function":{"name":"f"}},{"type":"function","function":{"name":"f"}}])", "tools"},
+           {R"("tools":[{"type":"function","function":{"name":"f","parameters":[1]}}])", "tools"},
+           {f + R"(,"tool_choice":{"type":"function","function":{"name":"g"}})", "tool_choice"},
+           {f + R"(,"tool_choice":"always")", "tool_choice"},
+           {R"("tool_choice":"required")", "tool_choice"},
+           {f + R"(,"tool_choice":"required","response_format":{"type":"json_object"})", "tool_choice"},
+           {f + R"(,"parallel_tool_calls":"yes")", "parallel_tool_calls"}}) {
+    CompletionRequest bad;
+    auto err = ChatWith(fields, &bad);
+    ASSERT_TRUE(err.has_value()) << fields;
+    EXPECT_EQ(err->param, param) << fields << ": " << err->message;
+  }
+
+  CompletionRequest turns;
+  ASSERT_FALSE(ParseCompletionRequest(R"({"messages":[{"role":"user","content":"Weather?"},
+      {"role":"assistant","content":null,"tool_calls":[{"id":"abcdefghi","type":"function",
+        "function":{"name":"get_weather","arguments":"{\"city\":\"Oslo\"}"}}]},
+      {"role":"tool","tool_call_id":"abcdefghi","name":"get_weather","content":"12 C"}]})",
+                                      Endpoint::kChatCompletions, &turns)
+                   .has_value());
+  ASSERT_EQ(turns.messages.size(), 3u);
+  EXPECT_TRUE(turns.messages[1].content_is_null);
+  ASSERT_EQ(turns.messages[1].tool_calls.size(), 1u);
+  EXPECT_EQ(turns.messages[1].tool_calls[0].id, "abcdefghi");
+  EXPECT_EQ(turns.messages[1].tool_calls[0].name, "get_weather");
+  EXPECT_EQ(turns.messages[1].tool_calls[0].arguments, R"({"city":"Oslo"})");
+  EXPECT_EQ(turns.messages[2].tool_call_id, "abcdefghi");
+  EXPECT_EQ(turns.messages[2].name, "get_weather");
+  EXPECT_FALSE(turns.messages[2].content_is_null);
+  CompletionRequest bad_call;
+  auto err = ParseCompletionRequest(R"({"messages":[{"role":"assistant","tool_calls":[{"type":"function"}]}]})",
+                                    Endpoint::kChatCompletions, &bad_call);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->param, "messages[0].tool_calls[0]");
+}
+
+TEST(OpenAiProtocolTest, ToolCallsInAReplyAndItsStream) {
+  const ResponseInfo info{"chatcmpl-1", 100, "m"};
+  Choice c;
+  c.tool_calls.push_back({"abcdefghi", {"add", R"({"a":1})"}});
+  c.finish = FinishReason::kToolCalls;
+  const nlohmann::json body = nlohmann::json::parse(CompletionBody(Endpoint::kChatCompletions, info, {&c, 1}, {}));
+  const nlohmann::json& message = body["choices"][0]["message"];
+  EXPECT_TRUE(message["content"].is_null());
+  EXPECT_EQ(message["tool_calls"][0]["id"], "abcdefghi");
+  EXPECT_EQ(message["tool_calls"][0]["type"], "function");
+  EXPECT_EQ(message["tool_calls"][0]["function"]["arguments"], R"({"a":1})");
+  EXPECT_FALSE(message["tool_calls"][0].contains("index"));
+  EXPECT_EQ(body["choices"][0]["finish_reason"], "tool_calls");
+  const nlohmann::json chunk = nlohmann::json::parse(ToolCallsChunkBody(info, 0, c.tool_calls, false));
+  EXPECT_EQ(chunk["choices"][0]["delta"]["tool_calls"][0]["index"], 0);
+  EXPECT_EQ(chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["name"], "add");
 }
 
 TEST(OpenAiProtocolTest, LogitBiasMinPRepeatPenaltyAndEcho) {

@@ -156,6 +156,33 @@ TEST(ToolCallsTest, ForcedCallGrammarsParseBack) {
   EXPECT_NE(refused.status().message().find("multipleOf"), std::string::npos) << refused.status().message();
 }
 
+TEST(ToolCallsTest, TemplatesWithoutToolsGetThemSpelledOut) {
+  EXPECT_TRUE(TemplateSpeaksTools(ReadTemplate("Qwen-Qwen2.5-7B-Instruct.jinja")));
+  EXPECT_TRUE(TemplateSpeaksTools(ReadTemplate("mistralai-Mistral-Nemo-Instruct-2407.jinja")));
+  EXPECT_FALSE(TemplateSpeaksTools(ReadTemplate("HuggingFaceH4-zephyr-7b-beta.jinja")));
+  std::vector<chat::ChatMessage> in{{"system", "Be brief."}, {"user", "Weather in Oslo?"}, {"assistant", ""}, {"tool", "7 C"}};
+  in[2].content_is_null = true;
+  in[2].tool_calls.push_back({"abcdefghi", "get_weather", R"({"city": "Oslo"})"});
+  in[3].tool_call_id = "abcdefghi";
+  in[3].name = "get_weather";
+  const std::string tools = R"([{"type":"function","function":{"name":"get_weather"}}])";
+  const std::vector<chat::ChatMessage> out = SpellOutTools(in, tools);
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].role, "system");
+  EXPECT_TRUE(out[0].content.starts_with("Be brief.\n\n"));
+  EXPECT_NE(out[0].content.find(tools), std::string::npos);
+  EXPECT_EQ(out[2].content, R"({"name":"get_weather","arguments":{"city":"Oslo"}})");
+  EXPECT_FALSE(out[2].content_is_null);
+  EXPECT_TRUE(out[2].tool_calls.empty());
+  EXPECT_EQ(out[3].role, "user");
+  EXPECT_EQ(out[3].content, "Result of get_weather function call (call abcdefghi): 7 C");
+  // No system message: one is added first; no tools: none.
+  const std::vector<chat::ChatMessage> added = SpellOutTools({{"user", "Hi"}}, tools);
+  ASSERT_EQ(added.size(), 2u);
+  EXPECT_EQ(added[0].role, "system");
+  EXPECT_EQ(SpellOutTools({{"user", "Hi"}}, "").size(), 1u);
+}
+
 TEST(ToolCallsTest, IdsAreNineAlphanumericsAndDiffer) {
   std::set<std::string> seen;
   for (uint64_t r : {uint64_t{0}, uint64_t{1}, uint64_t{61}, uint64_t{62}, ~uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
