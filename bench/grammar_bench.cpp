@@ -4,7 +4,10 @@
 // at the states a generation passes through: the start, inside a string,
 // inside a number, right after a key (a value must come) and where the next
 // key may begin. Also the one-token check the greedy path makes instead of a
-// mask (Allows) and building the index.
+// mask (Allows) and building the index. And a whole sampling step, as the
+// server runs it: runtime::ConstrainedSampler (mask, logits of disallowed
+// tokens set to -infinity, draw at temperature 1) against the plain Sampler
+// on the same row; their difference is what a grammar adds to a decode step.
 //
 //   grammar_bench --vocab=MODEL.gguf [benchmark flags]
 //   TRIT_BENCH_VOCAB=MODEL.gguf grammar_bench
@@ -30,6 +33,8 @@
 #include "grammar/json_schema.h"
 #include "grammar/matcher.h"
 #include "grammar/token_index.h"
+#include "runtime/constrained_sampler.h"
+#include "runtime/sampler.h"
 #include "tokenizer/tokenizer.h"
 
 namespace trit::grammar {
@@ -174,6 +179,57 @@ void BM_Allows(benchmark::State& state, const TokenIndex* index, Case c) {
   for (auto _ : state) benchmark::DoNotOptimize(index->Allows(m, token));
 }
 
+// Logits shaped like a language model's: a broad normal body and a few
+// likely tokens well above it.
+std::vector<float> Row(size_t n_vocab) {
+  std::mt19937_64 rng(n_vocab);
+  std::normal_distribution<float> body(0.0f, 2.5f);
+  std::vector<float> v(n_vocab);
+  for (float& x : v) x = body(rng);
+  for (int i = 0; i < 20; ++i) v[rng() % v.size()] = 12.0f + static_cast<float>(i % 8);
+  return v;
+}
+
+// Token ids that spell `text`, longest piece first (any spelling will do:
+// it only has to bring the sampler's grammar to the case's state).
+std::vector<int32_t> Spell(const TokenIndex& index, std::string_view text) {
+  std::vector<int32_t> ids;
+  while (!text.empty()) {
+    int32_t best = -1;
+    size_t best_len = 0;
+    for (int32_t id = 0; id < index.n_vocab(); ++id) {
+      const std::string_view p = index.token_bytes(id);
+      if (!p.empty() && p.size() > best_len && !index.IsEnd(id) && text.starts_with(p)) best = id, best_len = p.size();
+    }
+    if (best < 0) {
+      std::fprintf(stderr, "grammar_bench: no token spells the start of '%.*s'\n", static_cast<int>(text.size()),
+                   text.data());
+      std::exit(1);
+    }
+    ids.push_back(best);
+    text.remove_prefix(best_len);
+  }
+  return ids;
+}
+
+// One sampling step at temperature 1 (OpenAI's default), with the case's
+// grammar at its state (`constrained`) or without one.
+void BM_SampleStep(benchmark::State& state, const TokenIndex* index, Case c, bool constrained) {
+  runtime::SamplerOptions options;
+  options.temperature = 1.0f;
+  options.seed = 7;
+  const std::vector<float> row = Row(static_cast<size_t>(index->n_vocab()));
+  const std::vector<int32_t> history;
+  if (!constrained) {
+    runtime::Sampler sampler(options);
+    for (auto _ : state) benchmark::DoNotOptimize(sampler.Sample(row, history));
+    return;
+  }
+  runtime::ConstrainedSampler sampler(options, runtime::Constraints{{}, c.grammar}, index);
+  for (int32_t id : Spell(*index, c.prefix)) sampler.Accept(id);
+  for (auto _ : state) benchmark::DoNotOptimize(sampler.Sample(row, history));
+}
+
 void BM_BuildIndex(benchmark::State& state, const Vocabulary* vocab) {
   for (auto _ : state) {
     TokenIndex index(vocab->pieces, vocab->end_tokens);
@@ -219,8 +275,12 @@ int main(int argc, char** argv) {
     if (c.state_name == "in_string" || c.state_name == "after_key") {
       benchmark::RegisterBenchmark(("BM_Allows" + suffix).c_str(), BM_Allows, &index, c)
           ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(("BM_SampleStep" + suffix).c_str(), BM_SampleStep, &index, c, true)
+          ->Unit(benchmark::kMillisecond);
     }
   }
+  benchmark::RegisterBenchmark(("BM_SampleStep/" + vocab.name + "/none").c_str(), BM_SampleStep, &index, Case{}, false)
+      ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark(("BM_BuildIndex/" + vocab.name).c_str(), BM_BuildIndex, &vocab)
       ->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&n_args, args.data());

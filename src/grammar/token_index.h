@@ -63,7 +63,7 @@ class TokenIndex {
     uint32_t token_begin;  // the subtree's tokens: order_[token_begin, TokenEnd(i)), those
     uint32_t n_here;       //   whose bytes end at this node first (a vocabulary may repeat a piece)
     uint8_t byte;          // the edge byte into this node
-    uint8_t flags;         // kValidUtf8 | kNonAsciiBelow
+    uint8_t flags;         // kValidUtf8 | kNonAsciiBelow | kAllValid
     uint64_t ascii_below[2];  // the ASCII bytes on edges below this node
   };
   // This node's bytes are whole UTF-8 characters and every token below is
@@ -71,6 +71,9 @@ class TokenIndex {
   // boundary, the bytes below read as characters.
   static constexpr uint8_t kValidUtf8 = 1;
   static constexpr uint8_t kNonAsciiBelow = 2;  // some edge below carries a byte >= 0x80
+  // Every token in this node's subtree, this node's own included, is valid
+  // UTF-8 (its last character may be cut off).
+  static constexpr uint8_t kAllValid = 4;
 
   uint32_t TokenEnd(size_t node) const {
     const uint32_t end = nodes_[node].subtree_end;
