@@ -120,7 +120,8 @@ std::optional<ApiError> ReadToolFields(const json& m, const std::string& p, chat
     for (size_t k = 0; k < it->size(); ++k) {
       const json& call = (*it)[k];
       const std::string q = fmt::format("{}.tool_calls[{}]", p, k);
-      const json* fn = call.is_object() ? &call["function"] : nullptr;
+      const auto fn_it = call.is_object() ? call.find("function") : call.end();
+      const json* fn = call.is_object() && fn_it != call.end() ? &*fn_it : nullptr;
       if (fn == nullptr || !fn->is_object() || !fn->contains("name") || !(*fn)["name"].is_string()) {
         return Invalid(q, fmt::format("'{}' must be {{\"type\": \"function\", \"function\": {{\"name\", \"arguments\"}}}}", q));
       }
