@@ -11,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "base/json_nesting.h"
 #include "grammar/json_schema_regex.h"
 #include "grammar/json_schema_rules.h"
 
@@ -140,26 +141,6 @@ std::string Hint(const std::string& path) {
   std::string hint;
   for (const std::string& p : parts) hint += (hint.empty() ? "" : "-") + p;
   return hint.empty() ? "schema" : hint;
-}
-
-// Deep nesting is refused before parsing, so no schema can exhaust the stack.
-bool NestingWithin(std::string_view text, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
 }
 
 std::vector<char32_t> CodePoints(std::string_view utf8) {  // valid UTF-8 (from the JSON parser)
@@ -1131,7 +1112,7 @@ class Converter {
 }  // namespace
 
 Expected<std::string> JsonSchemaToGbnf(std::string_view schema_json) {
-  if (!NestingWithin(schema_json, kMaxJsonDepth)) {
+  if (!JsonNestingWithin(schema_json, kMaxJsonDepth)) {
     return Error(ErrorCode::kUnsupported, "the schema nests deeper than {} levels", kMaxJsonDepth);
   }
   json root = json::parse(schema_json.begin(), schema_json.end(), nullptr, /*allow_exceptions=*/false);

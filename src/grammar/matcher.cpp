@@ -11,14 +11,6 @@
 namespace trit::grammar {
 namespace {
 
-// Per-thread scratch: a Matcher is used by one thread at a time, and the
-// scratch holds nothing between calls.
-ParseStacks& Scratch(const Grammar* grammar) {
-  thread_local ParseStacks stacks;
-  stacks.Reset(grammar);
-  return stacks;
-}
-
 std::string DescribeByte(uint8_t byte) {
   if (byte >= 0x20 && byte < 0x7F) return fmt::format("byte 0x{:02X} '{}'", byte, static_cast<char>(byte));
   return fmt::format("byte 0x{:02X}", byte);
@@ -28,7 +20,7 @@ std::string DescribeByte(uint8_t byte) {
 
 Matcher::Matcher(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(grammar)) {
   TRIT_CHECK(grammar_ != nullptr);
-  ParseStacks& stacks = Scratch(grammar_.get());
+  ParseStacks& stacks = ThreadScratch(grammar_.get());
   const int32_t start = stacks.Start();
   TRIT_CHECK(start >= 0);  // ParseGbnf refuses grammars whose start does not fit (CheckStartState)
   stacks.Export(start, &stacks_, &n_stacks_, &partial_);
@@ -36,7 +28,7 @@ Matcher::Matcher(std::shared_ptr<const Grammar> grammar) : grammar_(std::move(gr
 
 bool Matcher::Accept(std::string_view bytes) {
   if (bytes.empty()) return true;
-  ParseStacks& stacks = Scratch(grammar_.get());
+  ParseStacks& stacks = ThreadScratch(grammar_.get());
   int32_t state = stacks.Import(stacks_, partial_);
   for (size_t i = 0; i < bytes.size(); ++i) {
     const auto byte = static_cast<uint8_t>(bytes[i]);

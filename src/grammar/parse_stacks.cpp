@@ -388,6 +388,12 @@ void ParseStacks::Compact(std::span<int32_t> live) {
   for (size_t i = 0; i < live.size(); ++i) live[i] = Import(flat[i], partials[i]);
 }
 
+ParseStacks& ThreadScratch(const Grammar* grammar) {
+  thread_local ParseStacks stacks;
+  stacks.Reset(grammar);
+  return stacks;
+}
+
 Status CheckStartState(const Grammar& grammar) {
   ParseStacks stacks;
   stacks.Reset(&grammar);

@@ -120,6 +120,11 @@ class ParseStacks {
   size_t steps_ = 0;
 };
 
+// This thread's scratch, reset for `grammar`: matchers and masks run on many
+// threads at once, one matcher each, and hold nothing between calls. Not
+// re-entrant: a caller is done with it before the next call on its thread.
+ParseStacks& ThreadScratch(const Grammar* grammar);
+
 // Whether the start state of `grammar` fits the caps (ParseGbnf's last check).
 Status CheckStartState(const Grammar& grammar);
 

@@ -11,14 +11,6 @@
 namespace trit::grammar {
 namespace {
 
-// Per-thread scratch of the mask walk (FillMask runs on many threads at once,
-// one matcher each); it holds nothing between calls.
-ParseStacks& Scratch(const Grammar* grammar) {
-  thread_local ParseStacks stacks;
-  stacks.Reset(grammar);
-  return stacks;
-}
-
 // Scratch above this is compacted during a walk (a hostile grammar could
 // otherwise make every trie node a new state with many stacks).
 constexpr size_t kWalkBudgetBytes = size_t{64} << 20;
@@ -124,7 +116,7 @@ void TokenIndex::FillMask(const Matcher& matcher, std::span<uint8_t> allowed) co
   if (matcher.CanEnd()) {
     for (int32_t id : end_tokens_) allowed[static_cast<size_t>(id)] = 1;
   }
-  ParseStacks& stacks = Scratch(matcher.grammar().get());
+  ParseStacks& stacks = ThreadScratch(matcher.grammar().get());
   const int32_t start = stacks.Import(matcher.stacks(), matcher.partial());
   auto mark = [&](uint32_t first, uint32_t last) {
     for (uint32_t k = first; k < last; ++k) allowed[static_cast<size_t>(order_[k])] = 1;
@@ -185,7 +177,7 @@ bool TokenIndex::Allows(const Matcher& matcher, int32_t token) const {
   if (IsEnd(token)) return matcher.CanEnd();
   const std::string_view bytes = token_bytes(token);
   if (bytes.empty()) return false;
-  ParseStacks& stacks = Scratch(matcher.grammar().get());
+  ParseStacks& stacks = ThreadScratch(matcher.grammar().get());
   int32_t state = stacks.Import(matcher.stacks(), matcher.partial());
   for (char c : bytes) {
     state = stacks.StepOnce(state, static_cast<uint8_t>(c));

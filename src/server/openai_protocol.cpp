@@ -7,6 +7,7 @@
 #include <random>
 #include <span>
 
+#include "base/json_nesting.h"
 #include "grammar/json_schema.h"
 
 namespace trit::server {
@@ -19,26 +20,6 @@ constexpr int kMaxDepth = 64;
 // Choices of one request at most (OpenAI allows 128; each takes a slot).
 constexpr int64_t kMaxChoices = 16;
 
-// Deep nesting is refused before parsing, so no body can exhaust the stack.
-bool NestingWithin(std::string_view body, int max_depth) {
-  int depth = 0;
-  bool in_string = false;
-  for (size_t i = 0; i < body.size(); ++i) {
-    const char c = body[i];
-    if (in_string) {
-      if (c == '\\') ++i;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > max_depth) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
-}
-
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 ApiError Invalid(std::string param, std::string message) {
@@ -50,7 +31,7 @@ ApiError Invalid(std::string param, std::string message) {
 }
 
 std::optional<ApiError> ParseJson(std::string_view body, json* out) {
-  if (!NestingWithin(body, kMaxDepth)) {
+  if (!JsonNestingWithin(body, kMaxDepth)) {
     return Invalid("", fmt::format("the request body nests deeper than {} levels", kMaxDepth));
   }
   *out = json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
