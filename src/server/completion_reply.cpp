@@ -24,13 +24,14 @@ const ApiError kStopping{.status = 503,
                          .code = "unavailable"};
 
 // With tools offered, reads the calls out of a finished answer: the choice
-// keeps the text around them, gets the calls with fresh ids, and finishes
-// with "tool_calls". `*next_id` counts the ids drawn.
+// keeps the text around them (trimmed, calls or not, so that a stream can
+// send it as it comes: StreamableContent), gets the calls with fresh ids,
+// and finishes with "tool_calls". `*next_id` counts the ids drawn.
 void ReadToolCalls(const ToolReplyOptions& tools, uint64_t* next_id, Choice* choice) {
   if (choice->finish != FinishReason::kStop && choice->finish != FinishReason::kLength) return;
   ToolReply reply = ParseToolReply(choice->text, tools.format, tools.functions);
-  if (reply.calls.empty()) return;
   choice->text = std::move(reply.content);
+  if (reply.calls.empty()) return;
   for (ToolCall& call : reply.calls) {
     // SplitMix64 of the seed and a counter: distinct ids within a server's life.
     uint64_t z = tools.id_seed + 0x9e3779b97f4a7c15ULL * ++*next_id;
@@ -110,7 +111,7 @@ class CompletionStream final : public StreamReply {
  public:
   CompletionStream(std::vector<std::shared_ptr<RequestChannel>> channels, CompletionReplyOptions options)
       : channels_(std::move(channels)), options_(std::move(options)), first_(channels_.size(), true),
-        held_(channels_.size()), held_logprobs_(channels_.size()) {}
+        held_(channels_.size()), held_logprobs_(channels_.size()), sent_(channels_.size(), 0) {}
 
   void SetWaker(Waker waker) override {
     for (const auto& c : channels_) c->SetNotify(waker);
@@ -131,17 +132,31 @@ class CompletionStream final : public StreamReply {
         }
         const int index = static_cast<int>(i);
         if (options_.tools.has_value()) {
-          // Held until the answer is whole: only then is it known whether it is a call.
-          held_[i].text += e.text;
+          // Text that cannot be part of a call streams as it comes; the rest
+          // is held until the answer is whole and read for calls.
+          Choice& held = held_[i];
+          held.text += e.text;
           for (const TokenLogprob& t : e.logprobs) held_logprobs_[i].push_back(t);
+          std::string_view content = StreamableContent(held.text, options_.tools->format);
+          if (e.done) {
+            held.finish = e.finish;
+            ReadToolCalls(*options_.tools, &next_tool_id_, &held);
+            content = held.text;
+          }
+          // What was sent is a prefix of what may be sent now (StreamableContent's promise).
+          const std::string delta = content.size() > sent_[i] ? std::string(content.substr(sent_[i])) : "";
+          if (!delta.empty() || first_[i] || (e.done && !held_logprobs_[i].empty())) {
+            const bool with_logprobs = options_.logprobs && !held_logprobs_[i].empty();
+            Send(out, ChunkBody(options_.endpoint, options_.info, index, delta,
+                                with_logprobs ? &held_logprobs_[i] : nullptr, FinishReason::kNone, first_[i],
+                                options_.include_usage));
+            held_logprobs_[i].clear();
+            first_[i] = false;
+            sent_[i] += delta.size();
+          }
           if (!e.done) continue;
-          held_[i].finish = e.finish;
-          ReadToolCalls(*options_.tools, &next_tool_id_, &held_[i]);
-          Send(out, ChunkBody(options_.endpoint, options_.info, index, held_[i].text,
-                              options_.logprobs ? &held_logprobs_[i] : nullptr, FinishReason::kNone,
-                              /*first=*/true, options_.include_usage));
-          if (!held_[i].tool_calls.empty()) {
-            Send(out, ToolCallsChunkBody(options_.info, index, held_[i].tool_calls, options_.include_usage));
+          if (!held.tool_calls.empty()) {
+            Send(out, ToolCallsChunkBody(options_.info, index, held.tool_calls, options_.include_usage));
           }
           Send(out, ChunkBody(options_.endpoint, options_.info, index, "", nullptr, held_[i].finish, false,
                               options_.include_usage));
@@ -200,7 +215,8 @@ class CompletionStream final : public StreamReply {
   CompletionReplyOptions options_;
   std::vector<bool> first_;
   std::vector<Choice> held_;  // with tools: each answer until it ends
-  std::vector<std::vector<TokenLogprob>> held_logprobs_;
+  std::vector<std::vector<TokenLogprob>> held_logprobs_;  // not yet sent
+  std::vector<size_t> sent_;  // bytes of each choice's content streamed
   uint64_t next_tool_id_ = 0;
   Usage usage_;
   size_t n_done_ = 0;

@@ -170,7 +170,37 @@ std::string Literal(std::string_view text) {
   return out + "\"";
 }
 
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// The length of `text` without the longest tail that is a proper prefix of
+// `marker` (a marker arriving in pieces).
+size_t BeforePartialMarker(std::string_view text, std::string_view marker) {
+  for (size_t n = std::min(text.size(), marker.size() - 1); n > 0; --n) {
+    if (marker.starts_with(text.substr(text.size() - n))) return text.size() - n;
+  }
+  return text.size();
+}
+
 }  // namespace
+
+std::string_view StreamableContent(std::string_view text, ToolCallFormat format) {
+  size_t begin = 0;
+  while (begin < text.size() && IsSpace(text[begin])) ++begin;
+  size_t end = text.size();
+  if (format == ToolCallFormat::kHermes || format == ToolCallFormat::kMistral) {
+    const std::string_view marker = format == ToolCallFormat::kHermes ? kHermesOpen : kMistralMarker;
+    const size_t at = text.find(marker);
+    end = at != std::string_view::npos ? at : BeforePartialMarker(text, marker);
+  } else {
+    // A call is the whole reply: what begins like one (or may yet) is held.
+    const std::string_view rest = text.substr(begin);
+    for (std::string_view opener : {std::string_view("{"), std::string_view("["), std::string_view("```"), kPythonTag}) {
+      if (rest.starts_with(opener) || opener.starts_with(rest)) return {};
+    }
+  }
+  while (end > begin && IsSpace(text[end - 1])) --end;
+  return end > begin ? text.substr(begin, end - begin) : std::string_view();
+}
 
 std::string_view ToolCallFormatName(ToolCallFormat format) {
   switch (format) {

@@ -48,6 +48,15 @@ struct ToolReply {
 // `functions` count.
 ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const std::string> functions);
 
+// What of a reply still being written can be streamed as content now: the
+// part of it that cannot turn out to be a call, whatever follows. Leading
+// whitespace and whitespace before a hold are withheld too (the finished
+// content is trimmed), so the result only grows as the text does and is
+// always a prefix of ParseToolReply(finished text).content. Hermes and Mistral hold from their marker (or from a
+// tail that could begin it); Llama 3 and plain JSON hold a whole reply that
+// begins like a call ({, [, a ``` fence, <|python_tag|>).
+std::string_view StreamableContent(std::string_view text, ToolCallFormat format);
+
 // A function the model may call: its name and its parameters' JSON Schema
 // (JSON text; empty: any object).
 struct ToolSpec {

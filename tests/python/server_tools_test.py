@@ -11,7 +11,7 @@ that writes a call, which the server must then read out of the text.
 - a round trip: the call, its result sent back as a "tool" message, an
   answer;
 - streamed calls reassembled by the client's own stream helper equal the
-  plain reply's;
+  plain reply's; text that cannot be a call streams as it is written;
 - under "auto", text with a call in it becomes content plus tool_calls, and
   text without one stays content;
 - bad tools and tool_choice are refused by name."""
@@ -135,6 +135,30 @@ class ToolsTest(unittest.TestCase):
         stray = self.chat(seed=1, extra_body={"grammar": "root ::= " + json.dumps(other)}).choices[0]
         self.assertEqual(stray.message.content, other)
         self.assertIsNone(stray.message.tool_calls)
+
+    def test_text_streams_as_it_is_written_and_calls_come_whole(self):
+        # Plain text (under a grammar that cannot write a call) arrives token by token.
+        grammar = 'root ::= "It is " [a-z]{12,20} "."'
+        plain = self.chat(seed=3, extra_body={"grammar": grammar}).choices[0].message.content
+        pieces = [c.choices[0].delta.content for c in self.chat(seed=3, stream=True, extra_body={"grammar": grammar})
+                  if c.choices and c.choices[0].delta.content]
+        self.assertGreater(len(pieces), 3)
+        self.assertEqual("".join(pieces), plain)
+        # Text before a call streams; the call comes in one delta at the end.
+        written = "Checking. <tool_call>\n" + json.dumps({"name": "add", "arguments": {"a": 1, "b": 2}}) + "\n</tool_call>"
+        grammar = "root ::= " + json.dumps(written)
+        content, calls, finish = "", {}, None
+        for chunk in self.chat(seed=1, stream=True, extra_body={"grammar": grammar}):
+            if not chunk.choices:
+                continue
+            delta = chunk.choices[0].delta
+            content += delta.content or ""
+            for call in delta.tool_calls or []:
+                calls[call.index] = (call.function.name, json.loads(call.function.arguments))
+            finish = chunk.choices[0].finish_reason or finish
+        self.assertEqual(content, "Checking.")
+        self.assertEqual(calls, {0: ("add", {"a": 1, "b": 2})})
+        self.assertEqual(finish, "tool_calls")
 
     def test_bad_tools_are_refused_by_name(self):
         cases = [

@@ -183,6 +183,40 @@ TEST(ToolCallsTest, TemplatesWithoutToolsGetThemSpelledOut) {
   EXPECT_EQ(SpellOutTools({{"user", "Hi"}}, "").size(), 1u);
 }
 
+// Whatever a stream sends as it goes is a prefix of what the finished reply's
+// content is, at every point of every reply: text with and without calls,
+// calls that do not parse, markers cut anywhere, leading and trailing space.
+TEST(ToolCallsTest, StreamedContentIsAlwaysAPrefixOfTheFinalContent) {
+  const std::vector<std::pair<ToolCallFormat, std::string>> replies{
+      {ToolCallFormat::kHermes, "  Let me check. <tool_call>\n{\"name\":\"add\",\"arguments\":{}}\n</tool_call> Done."},
+      {ToolCallFormat::kHermes, "No call here, only <tool text and <tool_cal and more.\n"},
+      {ToolCallFormat::kHermes, "Bad: <tool_call>{\"name\":\"nope\"}</tool_call>"},
+      {ToolCallFormat::kMistral, "Sure. [TOOL_CALLS][{\"name\":\"add\",\"arguments\":{\"a\":1}}]"},
+      {ToolCallFormat::kMistral, "[TOOL text that is not one"},
+      {ToolCallFormat::kJson, " {\"name\":\"add\",\"arguments\":{}}"},
+      {ToolCallFormat::kJson, "```json\n{\"name\":\"add\"}\n```"},
+      {ToolCallFormat::kJson, "Plain words {not a call}  "},
+      {ToolCallFormat::kJson, "{not a call after all"},
+      {ToolCallFormat::kLlama3, "<|python_tag|>{\"name\":\"add\",\"parameters\":{}}"},
+      {ToolCallFormat::kLlama3, "<|pyth is not the tag"},
+  };
+  for (const auto& [format, text] : replies) {
+    const std::string final_content = ParseToolReply(text, format, kFunctions).content;
+    std::string previous;
+    for (size_t k = 0; k <= text.size(); ++k) {
+      const std::string now(StreamableContent(std::string_view(text).substr(0, k), format));
+      EXPECT_TRUE(now.starts_with(previous)) << text << " at " << k << ": '" << previous << "' then '" << now << "'";
+      EXPECT_TRUE(final_content.starts_with(now)) << text << " at " << k << ": '" << now << "' vs '" << final_content << "'";
+      previous = now;
+    }
+  }
+  // Text that cannot be a call streams at once; a call's text never does.
+  EXPECT_EQ(StreamableContent("Let me check. <tool_ca", ToolCallFormat::kHermes), "Let me check.");
+  EXPECT_EQ(StreamableContent("Plain words", ToolCallFormat::kJson), "Plain words");
+  EXPECT_EQ(StreamableContent("  {\"name\"", ToolCallFormat::kJson), "");
+  EXPECT_EQ(StreamableContent("<tool_call>{\"name\"", ToolCallFormat::kHermes), "");
+}
+
 TEST(ToolCallsTest, IdsAreNineAlphanumericsAndDiffer) {
   std::set<std::string> seen;
   for (uint64_t r : {uint64_t{0}, uint64_t{1}, uint64_t{61}, uint64_t{62}, ~uint64_t{0}, uint64_t{0x9e3779b97f4a7c15}}) {
