@@ -55,6 +55,9 @@ mkdir -p "$out/openai_request_fuzz"
 printf '%s' '{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]}],"temperature":0.5,"top_p":0.9,"max_tokens":8,"stop":["x","y"],"seed":1,"stream":true,"stream_options":{"include_usage":true},"logprobs":true,"top_logprobs":2}' > "$out/openai_request_fuzz/chat.json"
 printf '%s' '{"prompt":[1,2,3],"max_completion_tokens":4,"logprobs":2,"presence_penalty":-1.5,"frequency_penalty":2,"n":1}' > "$out/openai_request_fuzz/completion.json"
 printf '%s' '{"prompt":"text","stop":"\\n","top_k":40,"ignore_eos":true}' > "$out/openai_request_fuzz/prompt.json"
+printf '%s' '{"messages":[{"role":"user","content":"w"},{"role":"assistant","content":null,"tool_calls":[{"id":"abcdefghi","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},{"role":"tool","tool_call_id":"abcdefghi","name":"f","content":"2"}],"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}}],"tool_choice":{"type":"function","function":{"name":"f"}},"parallel_tool_calls":false}' > "$out/openai_request_fuzz/tools.json"
+printf '%s' '{"messages":[{"role":"user","content":"j"}],"response_format":{"type":"json_schema","json_schema":{"name":"n","strict":true,"schema":{"type":"object","properties":{"k":{"enum":["a","b"]}},"required":["k"]}}},"logit_bias":{"5":-100},"n":2,"min_p":0.1,"repeat_penalty":1.1}' > "$out/openai_request_fuzz/structured.json"
+printf '%s' '{"prompt":"p","echo":true,"best_of":1,"grammar":"root ::= [a-z]+","user":"u","metadata":{"k":"v"}}' > "$out/openai_request_fuzz/grammar.json"
 
 # response_format's JSON schemas: the schemas of the validator cross-check.
 mkdir -p "$out/json_schema_fuzz"
