@@ -48,22 +48,15 @@ struct Vocabulary {
   std::vector<int32_t> end_tokens;
 };
 
-// As runtime::IndexVocabulary builds it (which lives in a layer above this
-// benchmark's dependencies).
+// As the server indexes it (runtime::ReadVocabularyBytes).
 Expected<Vocabulary> LoadVocabulary(const std::string& path) {
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(path);
   if (!tok) return tok.status();
-  const tokenizer::Vocab& vocab = (*tok)->vocab();
-  Vocabulary v;
+  runtime::VocabularyBytes bytes = runtime::ReadVocabularyBytes(**tok);
   std::string stem = path.substr(path.find_last_of('/') + 1);
   if (stem.ends_with(".gguf")) stem.resize(stem.size() - 5);
-  v.name = stem + "-" + std::to_string(vocab.size());
-  for (int32_t id = 0; id < vocab.size(); ++id) {
-    v.pieces.push_back((*tok)->TokenToPiece(id, /*render_special=*/false, /*lstrip=*/false));
-  }
-  v.end_tokens = vocab.end_of_generation();
-  if (vocab.Valid(vocab.special().eos)) v.end_tokens.push_back(vocab.special().eos);
-  return v;
+  return Vocabulary{stem + "-" + std::to_string(bytes.pieces.size()), std::move(bytes.pieces),
+                    std::move(bytes.end_tokens)};
 }
 
 // A stand-in shaped roughly like a large multilingual vocabulary: the 256

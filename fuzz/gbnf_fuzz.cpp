@@ -57,22 +57,6 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
-// The stacks as a sorted list (Matcher::stacks() holds them in no particular order).
-std::vector<std::vector<uint32_t>> SortedStacks(const Matcher& m) {
-  std::vector<std::vector<uint32_t>> out;
-  const std::vector<uint32_t>& flat = m.stacks();
-  for (size_t i = 0; i < flat.size(); i += 1 + flat[i]) {
-    out.emplace_back(flat.begin() + static_cast<ptrdiff_t>(i) + 1,
-                     flat.begin() + static_cast<ptrdiff_t>(i + 1 + flat[i]));
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-bool SameState(const Matcher& a, const Matcher& b) {
-  return a.partial() == b.partial() && a.n_stacks() == b.n_stacks() && SortedStacks(a) == SortedStacks(b);
-}
-
 std::vector<std::string> Vocabulary(std::string_view text) {
   std::vector<std::string> pieces;
   for (int b = 0; b < 256; ++b) pieces.emplace_back(1, static_cast<char>(b));  // ids 0..255: each byte
@@ -115,13 +99,13 @@ std::vector<std::string> Vocabulary(std::string_view text) {
 bool CheckAccept(std::string_view grammar_text, const Matcher& from, std::string_view bytes, Matcher* after) {
   Matcher whole = from;
   const bool ok = whole.Accept(bytes);
-  if (!ok && (!SameState(whole, from) || whole.last_rejection().empty())) {
+  if (!ok && (!(whole == from) || whole.last_rejection().empty())) {
     Fail(grammar_text, "a refused Accept changed the state or gave no reason: " + Hex(bytes));
   }
   Matcher split = from;
   bool split_ok = true;
   for (size_t i = 0; i < bytes.size() && split_ok; ++i) split_ok = split.Accept(bytes.substr(i, 1));
-  if (split_ok != ok || (ok && !SameState(split, whole))) {
+  if (split_ok != ok || (ok && !(split == whole))) {
     Fail(grammar_text, "Accept at once and byte by byte disagree on " + Hex(bytes));
   }
   if (after != nullptr) *after = whole;
@@ -186,7 +170,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       Fail(text, "an allowed token is refused: " + Hex(pieces[static_cast<size_t>(token)]));
     }
     index.Accept(&matcher, token);
-    if (!SameState(matcher, reference)) Fail(text, "TokenIndex::Accept and Matcher::Accept disagree");
+    if (!(matcher == reference)) Fail(text, "TokenIndex::Accept and Matcher::Accept disagree");
     walked += pieces[static_cast<size_t>(token)];
   }
   // The walked text from the start, and a few derived texts.

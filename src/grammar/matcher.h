@@ -67,10 +67,15 @@ class Matcher {
 
   // The state, for TokenIndex and tests. stacks(): each stack as its length
   // followed by its positions (Grammar element indices), bottom first; no
-  // two alike, in no particular order.
+  // two alike, sorted, so equal states have equal stacks().
   const std::vector<uint32_t>& stacks() const { return stacks_; }
   const PartialUtf8& partial() const { return partial_; }
   size_t n_stacks() const { return n_stacks_; }
+
+  // The same grammar in the same state (last_rejection() aside).
+  friend bool operator==(const Matcher& a, const Matcher& b) {
+    return a.grammar_ == b.grammar_ && a.partial_ == b.partial_ && a.stacks_ == b.stacks_;
+  }
 
  private:
   std::shared_ptr<const Grammar> grammar_;

@@ -363,15 +363,20 @@ int32_t ParseStacks::Import(const std::vector<uint32_t>& stacks, const PartialUt
 void ParseStacks::Export(int32_t state, std::vector<uint32_t>* stacks, size_t* n_stacks,
                          PartialUtf8* partial) const {
   const State& s = states_[static_cast<size_t>(state)];
-  stacks->clear();
+  // Sorted, so that equal states export equal vectors (node ids, and so the
+  // order of top nodes, depend on the scratch's history).
+  std::vector<std::vector<uint32_t>> each(s.n_nodes);
   for (uint32_t i = 0; i < s.n_nodes; ++i) {
-    const size_t length_at = stacks->size();
-    stacks->push_back(0);
     for (uint32_t node = state_nodes_[s.first_node + i]; node != 0; node = nodes_[node].parent) {
-      stacks->push_back(nodes_[node].pos);
+      each[i].push_back(nodes_[node].pos);
     }
-    (*stacks)[length_at] = static_cast<uint32_t>(stacks->size() - length_at - 1);
-    std::reverse(stacks->begin() + static_cast<ptrdiff_t>(length_at) + 1, stacks->end());
+    std::reverse(each[i].begin(), each[i].end());
+  }
+  std::sort(each.begin(), each.end());
+  stacks->clear();
+  for (const std::vector<uint32_t>& stack : each) {
+    stacks->push_back(static_cast<uint32_t>(stack.size()));
+    stacks->insert(stacks->end(), stack.begin(), stack.end());
   }
   *n_stacks = s.n_nodes;
   *partial = s.partial;

@@ -54,7 +54,7 @@ class ParseStacks {
   int32_t Start();
   // The state of flattened stacks (Matcher::stacks()) and a pending character.
   int32_t Import(const std::vector<uint32_t>& stacks, const PartialUtf8& partial);
-  // Flattens `state` for a Matcher.
+  // Flattens `state` for a Matcher, its stacks in sorted order (one state, one vector).
   void Export(int32_t state, std::vector<uint32_t>* stacks, size_t* n_stacks, PartialUtf8* partial) const;
 
   // The state after `byte`, or kRefused / kBadUtf8 / kTooManyStacks.

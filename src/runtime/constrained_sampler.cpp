@@ -7,16 +7,24 @@
 
 namespace trit::runtime {
 
-std::unique_ptr<grammar::TokenIndex> IndexVocabulary(const tokenizer::Tokenizer& tokenizer) {
+VocabularyBytes ReadVocabularyBytes(const tokenizer::Tokenizer& tokenizer) {
   const tokenizer::Vocab& vocab = tokenizer.vocab();
-  std::vector<std::string> bytes(static_cast<size_t>(vocab.size()));
+  VocabularyBytes out;
+  out.pieces.resize(static_cast<size_t>(vocab.size()));
   for (int32_t id = 0; id < vocab.size(); ++id) {
-    bytes[static_cast<size_t>(id)] = tokenizer.TokenToPiece(id, /*render_special=*/false, /*lstrip=*/false);
+    out.pieces[static_cast<size_t>(id)] = tokenizer.TokenToPiece(id, /*render_special=*/false, /*lstrip=*/false);
   }
-  std::vector<int32_t> ends = vocab.end_of_generation();
+  out.end_tokens = vocab.end_of_generation();
   const int32_t eos = vocab.special().eos;
-  if (vocab.Valid(eos) && std::find(ends.begin(), ends.end(), eos) == ends.end()) ends.push_back(eos);
-  return std::make_unique<grammar::TokenIndex>(std::move(bytes), std::move(ends));
+  if (vocab.Valid(eos) && std::find(out.end_tokens.begin(), out.end_tokens.end(), eos) == out.end_tokens.end()) {
+    out.end_tokens.push_back(eos);
+  }
+  return out;
+}
+
+std::unique_ptr<grammar::TokenIndex> IndexVocabulary(const tokenizer::Tokenizer& tokenizer) {
+  VocabularyBytes v = ReadVocabularyBytes(tokenizer);
+  return std::make_unique<grammar::TokenIndex>(std::move(v.pieces), std::move(v.end_tokens));
 }
 
 ConstrainedSampler::ConstrainedSampler(const SamplerOptions& options, Constraints constraints,

@@ -26,9 +26,14 @@
 
 namespace trit::runtime {
 
-// The vocabulary indexed for grammar masks: each token's bytes as its text
+// What grammar masks index of a vocabulary: each token's bytes as its text
 // appears in the output (TokenToPiece without special tokens, which thus
 // never match a grammar) and the end-of-generation tokens (with EOS).
+struct VocabularyBytes {
+  std::vector<std::string> pieces;  // (n_vocab) each token's bytes
+  std::vector<int32_t> end_tokens;
+};
+VocabularyBytes ReadVocabularyBytes(const tokenizer::Tokenizer& tokenizer);
 std::unique_ptr<grammar::TokenIndex> IndexVocabulary(const tokenizer::Tokenizer& tokenizer);
 
 struct Constraints {

@@ -42,6 +42,14 @@ void ReadToolCalls(const ToolReplyOptions& tools, uint64_t* next_id, Choice* cho
   choice->finish = FinishReason::kToolCalls;
 }
 
+// A choice's last event into the request's usage: the prompt is the same
+// for every choice; cached tokens are choice 0's (the others copy them).
+void AddUsage(const Event& e, size_t choice, Usage* usage) {
+  usage->prompt_tokens = e.n_prompt;
+  usage->completion_tokens += e.n_generated;
+  if (choice == 0) usage->cached_tokens = e.n_cached;
+}
+
 // Cancels every channel: the client left, or one choice failed and the
 // others are of no use.
 void CancelAll(const std::vector<std::shared_ptr<RequestChannel>>& channels) {
@@ -73,9 +81,7 @@ class CompletionReply final : public DeferredReply {
           return r;
         }
         choices_[i].finish = e.finish;
-        usage_.prompt_tokens = e.n_prompt;  // the same prompt for every choice
-        usage_.completion_tokens += e.n_generated;
-        if (i == 0) usage_.cached_tokens = e.n_cached;
+        AddUsage(e, i, &usage_);
         ++n_done_;
       }
     }
@@ -160,9 +166,7 @@ class CompletionStream final : public StreamReply {
           }
           Send(out, ChunkBody(options_.endpoint, options_.info, index, "", nullptr, held_[i].finish, false,
                               options_.include_usage));
-          usage_.prompt_tokens = e.n_prompt;
-          usage_.completion_tokens += e.n_generated;
-          if (i == 0) usage_.cached_tokens = e.n_cached;
+          AddUsage(e, i, &usage_);
           ++n_done_;
           continue;
         }
@@ -177,9 +181,7 @@ class CompletionStream final : public StreamReply {
         if (e.done) {
           Send(out, ChunkBody(options_.endpoint, options_.info, index, "", nullptr, e.finish, false,
                               options_.include_usage));
-          usage_.prompt_tokens = e.n_prompt;
-          usage_.completion_tokens += e.n_generated;
-          if (i == 0) usage_.cached_tokens = e.n_cached;
+          AddUsage(e, i, &usage_);
           ++n_done_;
         }
       }
