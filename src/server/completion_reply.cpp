@@ -68,7 +68,7 @@ class CompletionReply final : public DeferredReply {
     for (const auto& c : channels_) c->SetNotify(waker);
   }
 
-  std::optional<HttpResponse> Poll() override {
+  std::optional<HttpReply> Poll() override {
     for (size_t i = 0; i < channels_.size(); ++i) {
       for (Event& e : channels_[i]->TryTake()) {
         choices_[i].text += e.text;

@@ -168,15 +168,36 @@ struct HttpTransport::Impl {
   }
 
   // Polls a deferred answer; suspends the connection while it is not ready.
-  MHD_Result PollDeferred(Exchange& ex) {
+  MHD_Result PollDeferred(const std::shared_ptr<Exchange>& holder) {
+    Exchange& ex = *holder;
     for (;;) {
       if (stopping.load()) {
         ex.deferred->Abort();
         return Queue(ex, ex.deferred->Interrupted());
       }
-      if (std::optional<HttpResponse> r = ex.deferred->Poll()) return Queue(ex, *r);
+      if (std::optional<HttpReply> r = ex.deferred->Poll()) {
+        ex.deferred = nullptr;
+        if (MHD_Result done; Begin(holder, std::move(*r), &done)) return done;
+        continue;  // another deferred answer: poll it in turn
+      }
       if (TrySuspend(ex)) return MHD_YES;
     }
+  }
+
+  // Answers with `reply` (true, *result set), or makes it the exchange's
+  // deferred answer (false: the caller polls it).
+  bool Begin(const std::shared_ptr<Exchange>& holder, HttpReply reply, MHD_Result* result) {
+    if (auto* response = std::get_if<HttpResponse>(&reply)) {
+      *result = Queue(*holder, *response);
+      return true;
+    }
+    if (auto* stream = std::get_if<StreamStart>(&reply)) {
+      *result = StartStream(holder, std::move(*stream));
+      return true;
+    }
+    holder->deferred = std::get<std::shared_ptr<DeferredReply>>(std::move(reply));
+    holder->deferred->SetWaker(MakeWaker(holder));
+    return false;
   }
 
   bool OverLimit(const std::string& address) const {
@@ -267,12 +288,9 @@ struct HttpTransport::Impl {
       } catch (const std::exception& e) {
         reply = self.handlers.error(500, std::string("internal error: ") + e.what());
       }
-      if (auto* response = std::get_if<HttpResponse>(&reply)) return self.Queue(ex, *response);
-      if (auto* stream = std::get_if<StreamStart>(&reply)) return self.StartStream(*holder, std::move(*stream));
-      ex.deferred = std::get<std::shared_ptr<DeferredReply>>(std::move(reply));
-      ex.deferred->SetWaker(MakeWaker(*holder));
+      if (MHD_Result done; self.Begin(*holder, std::move(reply), &done)) return done;
     }
-    if (ex.deferred) return self.PollDeferred(ex);
+    if (ex.deferred) return self.PollDeferred(*holder);
     return MHD_YES;
   }
 

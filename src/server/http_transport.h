@@ -44,21 +44,6 @@ struct HttpResponse {
 // give. Safe from any thread, at any time, also after the connection ended.
 using Waker = std::function<void()>;
 
-// An answer that is computed elsewhere (the scheduler's thread). The transport
-// polls it when woken, and once a second besides; no thread waits on it.
-class DeferredReply {
- public:
-  virtual ~DeferredReply() = default;
-  // Called once, before the first Poll.
-  virtual void SetWaker(Waker waker) = 0;
-  // The response when it is ready, nullopt until then.
-  virtual std::optional<HttpResponse> Poll() = 0;
-  // The client went away, or the server is stopping, before the answer.
-  virtual void Abort() = 0;
-  // The answer the client gets when the server stops first.
-  virtual HttpResponse Interrupted() = 0;
-};
-
 // A streamed body (sent with chunked encoding after a 200 and its headers).
 class StreamReply {
  public:
@@ -81,7 +66,25 @@ struct StreamStart {
   std::shared_ptr<StreamReply> stream;
 };
 
+class DeferredReply;
 using HttpReply = std::variant<HttpResponse, std::shared_ptr<DeferredReply>, StreamStart>;
+
+// An answer that is computed elsewhere (the scheduler's thread). The transport
+// polls it when woken, and once a second besides; no thread waits on it.
+class DeferredReply {
+ public:
+  virtual ~DeferredReply() = default;
+  // Called once, before the first Poll.
+  virtual void SetWaker(Waker waker) = 0;
+  // The answer when it is ready, nullopt until then. It may be another
+  // deferred answer (a request that waited for its model to load, then for
+  // its tokens) or the start of a stream.
+  virtual std::optional<HttpReply> Poll() = 0;
+  // The client went away, or the server is stopping, before the answer.
+  virtual void Abort() = 0;
+  // The answer the client gets when the server stops first.
+  virtual HttpResponse Interrupted() = 0;
+};
 
 struct HttpTransportOptions {
   std::string host = "127.0.0.1";

@@ -86,7 +86,7 @@ class ManualReply final : public DeferredReply {
     std::lock_guard<std::mutex> lock(mutex_);
     waker_ = std::move(waker);
   }
-  std::optional<HttpResponse> Poll() override {
+  std::optional<HttpReply> Poll() override {
     std::lock_guard<std::mutex> lock(mutex_);
     ++polls_;
     return ready_;
@@ -94,11 +94,13 @@ class ManualReply final : public DeferredReply {
   void Abort() override { aborted_ = true; }
   HttpResponse Interrupted() override { return Text(503, "interrupted"); }
 
-  void Complete(std::string body) {
+  void Complete(std::string body) { Resolve(Text(200, std::move(body))); }
+  // Any answer: a response, another deferred one, or a stream.
+  void Resolve(HttpReply reply) {
     Waker waker;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      ready_ = Text(200, std::move(body));
+      ready_ = std::move(reply);
       waker = waker_;
     }
     if (waker) waker();
@@ -108,7 +110,7 @@ class ManualReply final : public DeferredReply {
  private:
   std::mutex mutex_;
   Waker waker_;
-  std::optional<HttpResponse> ready_;
+  std::optional<HttpReply> ready_;
   int polls_ = 0;
   std::atomic<bool> aborted_{false};
 };
@@ -314,6 +316,27 @@ TEST(HttpTransport, ADeferredAnswerArrivesWhenWokenAndHoldsNoThread) {
   reply->Complete("done");
   EXPECT_NE(waiting.ReadUntil("done").find("HTTP/1.1 200"), std::string::npos);
   EXPECT_FALSE(reply->aborted());
+}
+
+// A request waiting for its model to load, then for its tokens: a deferred
+// answer that becomes another, then a stream.
+TEST(HttpTransport, ADeferredAnswerMayBecomeAnotherOrAStream) {
+  auto loading = std::make_shared<ManualReply>();
+  auto generating = std::make_shared<ManualReply>();
+  auto stream = std::make_shared<ManualStream>();
+  Served s({}, [&](const HttpRequest&) -> HttpReply { return loading; });
+  Client c(s.port());
+  c.Send(Get("/chained"));
+  EXPECT_EQ(c.ReadUntil("HTTP/1.1", 200ms).find("HTTP/1.1"), std::string::npos);
+  loading->Resolve(generating);
+  EXPECT_EQ(c.ReadUntil("HTTP/1.1", 200ms).find("HTTP/1.1"), std::string::npos);
+  generating->Resolve(StreamStart{.content_type = "text/event-stream", .headers = {}, .stream = stream});
+  EXPECT_NE(c.ReadUntil("text/event-stream").find("HTTP/1.1 200"), std::string::npos);
+  stream->Feed("tokens", /*over=*/true);
+  EXPECT_NE(c.ReadUntil("\r\n0\r\n\r\n").find("tokens"), std::string::npos);
+  EXPECT_FALSE(loading->aborted());
+  EXPECT_FALSE(generating->aborted());
+  EXPECT_FALSE(stream->aborted());
 }
 
 TEST(HttpTransport, AStreamSendsWhatItIsFedAndEnds) {
