@@ -9,8 +9,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -19,10 +22,11 @@
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
+#include "cli/format_util.h"
 #include "server/api_keys.h"
 #include "server/http_server.h"
-#include "server/scheduler.h"
-#include "server/served_model.h"
+#include "server/model_pool.h"
+#include "store/model_store.h"
 #include "store/resolve.h"
 
 namespace trit::cli {
@@ -46,7 +50,107 @@ struct ServeOptions {
   int max_connections = 512;
   int max_connections_per_client = 0;
   int idle_timeout = 15;
+  int32_t max_models = 2;
+  std::string memory_budget = "auto";
+  bool store_flags_given = false;  // --max-models or --memory-budget
 };
+
+// --alias NAME or NAME=MODEL: (alias, model); model is empty for NAME alone.
+std::pair<std::string, std::string> SplitAlias(const std::string& alias) {
+  const size_t eq = alias.find('=');
+  if (eq == std::string::npos) return {alias, ""};
+  return {alias.substr(0, eq), alias.substr(eq + 1)};
+}
+
+// Three quarters of the machine's memory: what --memory-budget auto means.
+uint64_t DefaultMemoryBudget() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 4 * 3;
+}
+
+// The models `trit serve` without MODEL offers: those present in the store,
+// and the bundled model unless the store has one of its name.
+std::vector<server::ModelSource> StoreCatalog(const store::ModelStore& models) {
+  std::vector<server::ModelSource> out;
+  for (const store::StoreEntry& e : models.Scan()) {
+    if (e.present) out.push_back({e.name, e.paths.model});
+  }
+  if (Expected<std::string> bundled = DefaultModelPath(); bundled.ok()) {
+    std::string name = std::filesystem::path(*bundled).stem().string();
+    const bool shadowed =
+        std::any_of(out.begin(), out.end(), [&](const server::ModelSource& m) { return m.name == name; });
+    if (!shadowed) out.push_back({std::move(name), *bundled});
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+  return out;
+}
+
+// The pool of `trit serve MODEL`: that model, loaded now.
+Expected<std::unique_ptr<server::ModelPool>> ServeOneModel(const ServeOptions& opt, server::ModelPoolOptions po,
+                                                          server::Metrics* metrics, std::string* banner) {
+  Expected<std::string> path = store::ResolveModelArgument(opt.model);  // a path, a store name or a URL
+  if (!path.ok()) return path.status();
+  Expected<std::unique_ptr<server::ServedModel>> model = server::LoadServedModel(*path, opt.engine);
+  if (!model.ok()) return model.status();
+  for (const auto& [alias, target] : po.aliases) {
+    if (!target.empty() && target != (*model)->id) {
+      return Error(ErrorCode::kInvalidArgument, "--alias {}={}: this server serves '{}' alone", alias, target,
+                   (*model)->id);
+    }
+  }
+  const bool chat = (*model)->prompt_builder->chat();
+  Expected<std::unique_ptr<server::ModelPool>> pool = server::ModelPool::ForModel(std::move(model).value(), po, metrics);
+  if (!pool.ok()) return pool.status();
+  const int64_t n_ctx = (*pool)->Acquire("").lease->scheduler->n_ctx();
+  *banner = fmt::format("{} ({}, {} slots x {} tokens", *path, chat ? "chat template" : "no chat template",
+                        po.scheduler.n_slots, n_ctx);
+  return pool;
+}
+
+// The pool of `trit serve` without MODEL: the store's models, each loaded on
+// its first request.
+Expected<std::unique_ptr<server::ModelPool>> ServeStore(server::ModelPoolOptions po, server::Metrics* metrics,
+                                                       std::string* banner) {
+  Expected<store::ModelStore> models = store::ModelStore::OpenDefault();
+  if (!models.ok()) return models.status();
+  const std::vector<server::ModelSource> catalog = StoreCatalog(*models);
+  if (catalog.empty()) {
+    return Error(ErrorCode::kNotFound,
+                 "nothing to serve: the model store {} holds no model (trit pull NAME adds one) and the bundled "
+                 "model is missing; or name a MODEL to serve",
+                 models->dir());
+  }
+  std::vector<std::string> names;
+  for (const server::ModelSource& m : catalog) names.push_back(m.name);
+  for (auto& [alias, target] : po.aliases) {
+    if (target.empty()) {
+      return Error(ErrorCode::kInvalidArgument,
+                   "--alias {}: serving the model store, say which model the alias names: --alias {}=MODEL (one "
+                   "of: {})",
+                   alias, alias, fmt::join(names, ", "));
+    }
+    if (std::find(names.begin(), names.end(), target) == names.end()) {
+      return Error(ErrorCode::kInvalidArgument, "--alias {}={}: the store has no model '{}' (it has: {})", alias,
+                   target, target, fmt::join(names, ", "));
+    }
+  }
+  // Requests that name no model go to the bundled one until one names a model.
+  std::string first = catalog.front().name;
+  if (Expected<std::string> bundled = DefaultModelPath(); bundled.ok()) {
+    first = std::filesystem::path(*bundled).stem().string();
+  }
+  const std::string dir = models->dir();
+  *banner = fmt::format(
+      "the model store {} ({} models: {}; each loaded on its first request, at most {} at once{}; {} slots x {} "
+      "tokens each",
+      dir, catalog.size(), fmt::join(names, ", "), po.max_models,
+      po.memory_budget == 0 ? std::string() : fmt::format(" within {}", HumanBytes(po.memory_budget)),
+      po.scheduler.n_slots, po.scheduler.n_ctx == 0 ? std::string("<= 4096") : std::to_string(po.scheduler.n_ctx));
+  return server::ModelPool::ForCatalog([store = std::move(models).value()] { return StoreCatalog(store); },
+                                       std::move(first), std::move(po), metrics);
+}
 
 // Where a browser on this machine reaches a server listening on `host`.
 std::string BrowserHost(const std::string& host) {
@@ -105,27 +209,36 @@ int RunServe(const ServeOptions& opt) {
     PrintError(s.message());
     return kExitUsage;
   }
-  std::string path = opt.model;
-  if (path.empty()) {
-    Expected<std::string> bundled = DefaultModelPath();
-    if (!bundled.ok()) {
-      PrintError(bundled.status().message());
-      return kExitUsage;
-    }
-    path = *bundled;
-  } else {
-    Expected<std::string> resolved = store::ResolveModelArgument(path);  // a path, a store name or a URL
-    if (!resolved.ok()) {
-      PrintError(resolved.status().message());
-      return kExitFailure;
-    }
-    path = *resolved;
+  if (!opt.model.empty() && opt.store_flags_given) {
+    PrintError("--max-models and --memory-budget apply to serving the model store (trit serve without MODEL); "
+               "with MODEL, that one model is served");
+    return kExitUsage;
   }
   Expected<server::ApiKeys> api_keys = LoadApiKeys(opt);
   if (!api_keys.ok()) {
     PrintError(api_keys.status().message());
     return kExitUsage;
   }
+  server::ModelPoolOptions po;
+  po.engine = opt.engine;
+  po.max_models = opt.max_models;
+  if (opt.memory_budget == "auto") {
+    po.memory_budget = DefaultMemoryBudget();
+  } else {
+    Expected<uint64_t> budget = server::ParseMemorySize(opt.memory_budget);
+    if (!budget.ok()) {
+      PrintError("--memory-budget: " + budget.status().message());
+      return kExitUsage;
+    }
+    po.memory_budget = *budget;
+  }
+  for (const std::string& alias : opt.aliases) po.aliases.push_back(SplitAlias(alias));
+  server::SchedulerOptions& so = po.scheduler;
+  so.n_slots = opt.parallel;
+  so.max_queue = opt.queue;
+  so.n_ctx = opt.ctx;
+  so.reuse_prompts = !opt.no_prompt_reuse;
+  so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // SIGINT/SIGTERM are taken by one thread (sigwait) that stops the server;
   // they are blocked before any other thread starts, so all inherit that.
   sigset_t stop_signals;
@@ -134,26 +247,14 @@ int RunServe(const ServeOptions& opt) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  Expected<std::unique_ptr<server::ServedModel>> model = server::LoadServedModel(path, opt.engine);
-  if (!model.ok()) {
-    PrintError(model.status().message());
-    return model.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
-  }
-  for (const std::string& alias : opt.aliases) {
-    if (!(*model)->Answers(alias)) (*model)->aliases.push_back(alias);
-  }
   server::Metrics metrics;
   for (const std::string& label : api_keys->labels()) metrics.DeclareKey(label);
-  server::SchedulerOptions so;
-  so.n_slots = opt.parallel;
-  so.max_queue = opt.queue;
-  so.n_ctx = opt.ctx;
-  so.reuse_prompts = !opt.no_prompt_reuse;
-  so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  Expected<std::unique_ptr<server::Scheduler>> scheduler = server::Scheduler::Create(**model, so, &metrics);
-  if (!scheduler.ok()) {
-    PrintError(scheduler.status().message());
-    return scheduler.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  std::string banner;
+  Expected<std::unique_ptr<server::ModelPool>> pool =
+      opt.model.empty() ? ServeStore(po, &metrics, &banner) : ServeOneModel(opt, po, &metrics, &banner);
+  if (!pool.ok()) {
+    PrintError(pool.status().message());
+    return pool.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
   server::HttpOptions ho;
   ho.transport.host = opt.host;
@@ -165,7 +266,7 @@ int RunServe(const ServeOptions& opt) {
   ho.transport.max_connections = opt.max_connections;
   ho.transport.max_connections_per_address = opt.max_connections_per_client;
   ho.transport.idle_timeout_seconds = opt.idle_timeout;
-  server::HttpServer http(**model, **scheduler, metrics, ho);
+  server::HttpServer http(**pool, metrics, ho);
   if (Status s = http.Bind(); !s.ok()) {
     PrintError(s.message());
     return kExitFailure;
@@ -175,19 +276,17 @@ int RunServe(const ServeOptions& opt) {
     sigwait(&stop_signals, &sig);
     http.Stop();
   });
-  fmt::print(stderr, "trit: serving {} ({}, {} slots x {} tokens, {} threads{}) at http://{}:{}\n", path,
-             (*model)->prompt_builder->chat() ? "chat template" : "no chat template", opt.parallel,
-             (*scheduler)->n_ctx(), so.n_threads,
+  fmt::print(stderr, "trit: serving {}, {} threads{}) at http://{}:{}\n", banner, so.n_threads,
              n_keys == 0 ? "" : n_keys == 1 ? ", API key required" : fmt::format(", {} API keys", n_keys), opt.host,
              http.port());
-  fmt::print(stderr, "trit: requests name the model '{}'\n", fmt::join((*model)->names(), "' or '"));
+  fmt::print(stderr, "trit: requests name the model '{}'\n", fmt::join((*pool)->names(), "' or '"));
   if (ho.webui) fmt::print(stderr, "trit: chat in the browser at http://{}:{}/\n", BrowserHost(opt.host), http.port());
   std::fflush(stderr);
   const bool ok = http.Listen();
   // Wake the stopper if Listen ended on its own (an error).
   pthread_kill(stopper.native_handle(), SIGTERM);
   stopper.join();
-  (*scheduler)->Stop();
+  (*pool)->Stop();
   if (!ok) {
     PrintError(fmt::format("the HTTP server could not start its event loops on {}:{} (libmicrohttpd refused; "
                            "too many open files or threads?)",
@@ -204,7 +303,8 @@ Command AddServeCommand(CLI::App& parent) {
   auto opt = std::make_shared<ServeOptions>();
   CLI::App* app = parent.add_subcommand("serve", "Serve a model over an OpenAI-compatible HTTP API (docs/SERVER.md)");
   app->add_option("model", opt->model,
-                  "GGUF model to serve: a path, a store name (trit models list) or a URL (default: the bundled model)");
+                  "GGUF model to serve: a path, a store name (trit models list) or a URL. Without it, every model of "
+                  "the store (and the bundled one) is served, each loaded on its first request");
   AddEngineOption(app, &opt->engine);
   app->add_option("--host", opt->host, "Address to listen on (loopback by default; 0.0.0.0 for every interface)")
       ->default_val("127.0.0.1");
@@ -246,15 +346,25 @@ Command AddServeCommand(CLI::App& parent) {
       ->default_val(15)
       ->check(CLI::Range(1, 3600));
   app->add_option("--alias", opt->aliases,
-                  "Another name the model answers to in a request's \"model\" (repeatable), for clients that send a "
-                  "fixed name such as gpt-4o-mini; /v1/models lists them")
-      ->check([](const std::string& name) -> std::string {
+                  "Another name a model answers to in a request's \"model\" (repeatable), for clients that send a "
+                  "fixed name such as gpt-4o-mini; NAME=MODEL names a model of the store; /v1/models lists them")
+      ->check([](const std::string& alias) -> std::string {
+        const std::string name = SplitAlias(alias).first;
         if (name.empty() || name.size() > 256) return "a model alias must have 1 to 256 characters";
         for (unsigned char c : name) {
           if (c < 0x20 || c == 0x7F || c == ' ') return "a model alias may not hold spaces or control characters";
         }
         return "";
       });
+  CLI::Option* max_models = app->add_option("--max-models", opt->max_models,
+                  "Without MODEL (serving the model store): models resident at once; the one used least recently "
+                  "and idle is unloaded to load another")
+      ->default_val(2)
+      ->check(CLI::Range(1, 64));
+  CLI::Option* memory_budget = app->add_option("--memory-budget", opt->memory_budget,
+                  "Without MODEL: memory the resident models may take (files and KV caches), e.g. 8G; 'auto': 3/4 "
+                  "of this machine's memory; 0: no limit")
+      ->default_val("auto");
   app->add_flag("--no-prompt-reuse", opt->no_prompt_reuse,
                 "Compute every prompt in full, even where a slot's cache already holds its start (answers are the "
                 "same either way; for comparisons)");
@@ -265,9 +375,13 @@ Command AddServeCommand(CLI::App& parent) {
       "  TRIT_API_KEY=secret trit serve model.gguf --host 0.0.0.0 --port 9000\n"
       "  trit serve model.gguf --api-key-file keys.txt   # keys.txt: 'alice sk-...' per line\n"
       "  trit serve model.gguf --alias gpt-4o-mini        # clients that send that name get this model\n"
+      "  trit serve --max-models 2 --alias gpt-4o-mini=qwen2.5-0.5b   # the store's models, loaded on demand\n"
       "  curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\\n"
       "       -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":32}'");
-  return {app, [opt] { return RunServe(*opt); }};
+  return {app, [opt, max_models, memory_budget] {
+            opt->store_flags_given = max_models->count() + memory_budget->count() > 0;
+            return RunServe(*opt);
+          }};
 }
 
 }  // namespace trit::cli

@@ -77,6 +77,8 @@ class Session {
 
   int64_t Length(int32_t seq) const { return lengths_.at(static_cast<size_t>(seq)); }
   int64_t n_ctx() const { return kv_.n_ctx(); }
+  // Memory the KV cache holds, every sequence's.
+  uint64_t kv_bytes() const { return kv_.bytes(); }
   int32_t n_seq() const { return static_cast<int32_t>(lengths_.size()); }
   const model::Model& model() const { return model_; }
   int n_threads() const { return pool_.n_threads(); }

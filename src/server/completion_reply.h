@@ -33,6 +33,9 @@ struct CompletionReplyOptions {
   bool include_usage = false;  // stream_options.include_usage
   std::string echo;            // text the answer starts with (completions' echo: the prompt)
   std::optional<ToolReplyOptions> tools;  // chat with tools offered: calls are read out of each answer
+  // Held until the answer is destroyed: the lease on the model that computes
+  // it (model_pool.h), so that the model is not unloaded under it.
+  std::shared_ptr<const void> keep_alive;
 };
 
 // `channels`: one per choice (n), in choice order.

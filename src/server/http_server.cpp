@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <atomic>
+#include <functional>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -33,10 +34,64 @@ ApiError MakeError(int status, std::string message, std::string type, std::strin
 }
 
 // A request named a model this server does not answer to: the 404 names those it does.
-ApiError UnknownModel(const std::string& asked, const ServedModel& model) {
+ApiError UnknownModel(std::string_view asked, const std::vector<std::string>& names) {
+  if (names.empty()) {
+    return MakeError(404, fmt::format("the model '{}' does not exist; this server has no models", asked),
+                     "invalid_request_error", "model_not_found", "model");
+  }
   return MakeError(404, fmt::format("the model '{}' does not exist; this server has '{}'", asked,
-                                    fmt::join(model.names(), "', '")),
+                                    fmt::join(names, "', '")),
                    "invalid_request_error", "model_not_found", "model");
+}
+
+ApiError Stopping() { return MakeError(503, "the server is stopping", "server_error", "unavailable"); }
+
+// What a request does with its model once the model is resident.
+using ModelHandler = std::function<HttpReply(const ModelLease&)>;
+
+// A request whose model is being loaded: it waits, without a thread, and
+// then goes on as if the model had been there.
+class LoadingReply final : public DeferredReply {
+ public:
+  LoadingReply(std::shared_ptr<ModelLoad> load, std::string id, ModelPool& pool, ModelHandler then)
+      : load_(std::move(load)), id_(std::move(id)), pool_(pool), then_(std::move(then)) {}
+
+  void SetWaker(Waker waker) override { load_->OnReady(std::move(waker)); }
+
+  std::optional<HttpReply> Poll() override {
+    std::optional<Expected<ModelLease>> loaded = load_->Poll();
+    if (!loaded.has_value()) return std::nullopt;
+    if (!loaded->ok()) {
+      if (!pool_.running()) return ErrorResponse(Stopping());
+      return ErrorResponse(MakeError(500,
+                                     fmt::format("model '{}' could not be loaded: {}", id_,
+                                                 loaded->status().message()),
+                                     "server_error", "model_load_failed", "model"));
+    }
+    // A lease of the request's own (the load's counts no use), taken while
+    // the load's still holds the model.
+    ModelLease lease = pool_.Acquire(id_).lease;
+    if (lease == nullptr) lease = loaded->value();
+    load_.reset();
+    return then_(lease);
+  }
+
+  void Abort() override {}
+  HttpResponse Interrupted() override { return ErrorResponse(Stopping()); }
+
+ private:
+  std::shared_ptr<ModelLoad> load_;
+  std::string id_;
+  ModelPool& pool_;
+  ModelHandler then_;
+};
+
+// The "model" of a JSON request body ("" when absent or not a string).
+std::string ModelField(const std::string& body) {
+  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return {};
+  auto it = j.find("model");
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
 HttpResponse Json(std::string body) { return {.status = 200, .content_type = kJson, .body = std::move(body), .headers = {}}; }
@@ -75,8 +130,7 @@ HttpResponse WebAssetResponse(const WebAsset& asset) {
 }  // namespace
 
 struct HttpServer::Impl {
-  const ServedModel& model;
-  Scheduler& scheduler;
+  ModelPool& models;
   Metrics& metrics;
   HttpOptions options;
   std::unique_ptr<HttpTransport> transport;
@@ -84,8 +138,7 @@ struct HttpServer::Impl {
   std::atomic<uint64_t> next_id{0};
   uint64_t id_salt = std::random_device{}();
 
-  Impl(const ServedModel& m, Scheduler& s, Metrics& mt, HttpOptions o)
-      : model(m), scheduler(s), metrics(mt), options(std::move(o)) {
+  Impl(ModelPool& p, Metrics& mt, HttpOptions o) : models(p), metrics(mt), options(std::move(o)) {
     HttpHandlers handlers;
     handlers.handle = [this](const HttpRequest& req) { return Handle(req); };
     handlers.error = &TransportError;
@@ -111,10 +164,39 @@ struct HttpServer::Impl {
   // A 401 for a request that needs a key and has none that is valid.
   std::optional<HttpResponse> CheckAuth(const HttpRequest& req) const;
   HttpReply Handle(const HttpRequest& req);
+  // Runs `then` with the model `name` (empty: the one used last): at once
+  // when it is resident, else once it is loaded; a 404 naming the models
+  // when there is none of that name.
+  HttpReply WithModel(const std::string& name, ModelHandler then);
   HttpReply Completion(const HttpRequest& req, Endpoint endpoint);
-  HttpResponse Tokenize(const HttpRequest& req);
-  HttpResponse Detokenize(const HttpRequest& req);
+  // Who sent a request, for metrics and fairness: its API key's label (empty
+  // without keys) and the client (its key, or its address without keys).
+  struct Sender {
+    std::string key_label;
+    std::string client;
+  };
+  HttpReply Generate(const ResidentModel& resident, ModelLease lease, CompletionRequest cr, Endpoint endpoint,
+                     const Sender& sender);
+  HttpResponse Tokenize(const ServedModel& model, const std::string& body);
+  HttpResponse Detokenize(const ServedModel& model, const std::string& body);
+  std::vector<ModelEntry> ModelEntries();
 };
+
+HttpReply HttpServer::Impl::WithModel(const std::string& name, ModelHandler then) {
+  ModelPool::Acquired acquired = models.Acquire(name);
+  if (acquired.lease != nullptr) return then(acquired.lease);
+  if (acquired.load == nullptr) return ErrorResponse(UnknownModel(name, models.names()));
+  return std::make_shared<LoadingReply>(std::move(acquired.load), acquired.id, models, std::move(then));
+}
+
+std::vector<ModelEntry> HttpServer::Impl::ModelEntries() {
+  std::vector<ModelEntry> out;
+  for (const PoolListing& m : models.List()) {
+    out.push_back({m.id, m.loaded});
+    for (const std::string& alias : m.aliases) out.push_back({alias, m.loaded});
+  }
+  return out;
+}
 
 std::optional<HttpResponse> HttpServer::Impl::CheckAuth(const HttpRequest& req) const {
   // Probes of load balancers and scrapers go without the key, and so does
@@ -138,29 +220,38 @@ HttpReply HttpServer::Impl::Handle(const HttpRequest& req) {
   if (req.method == "POST") {
     if (path == "/v1/chat/completions") return Completion(req, Endpoint::kChatCompletions);
     if (path == "/v1/completions") return Completion(req, Endpoint::kCompletions);
-    if (path == "/tokenize") return Tokenize(req);
-    if (path == "/detokenize") return Detokenize(req);
+    if (path == "/tokenize" || path == "/detokenize") {
+      if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
+      const bool tokenize = path == "/tokenize";
+      return WithModel(ModelField(req.body), [this, tokenize, body = req.body](const ModelLease& m) -> HttpReply {
+        return tokenize ? Tokenize(*m->model, body) : Detokenize(*m->model, body);
+      });
+    }
     if (path == "/v1/embeddings") {
       if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
+      const std::string asked = ModelField(req.body);
+      if (!asked.empty() && !models.Knows(asked)) return ErrorResponse(UnknownModel(asked, models.names()));
       return ErrorResponse(MakeError(400,
                                      fmt::format("model '{}' cannot make embeddings: it is a text-generation model "
                                                  "(trit serve computes embeddings only for embedding models)",
-                                                 model.id),
+                                                 asked.empty() ? "(default)" : asked),
                                      "invalid_request_error", "model_not_supported", "model"));
     }
   } else if (req.method == "GET" || req.method == "HEAD") {
-    if (path == "/v1/models") return Json(ModelsBody(model.names(), started));
+    if (path == "/v1/models") return Json(ModelsBody(ModelEntries(), started));
     if (path.starts_with("/v1/models/") && path.size() > std::string_view("/v1/models/").size()) {
       const std::string id = path.substr(std::string_view("/v1/models/").size());
-      if (!model.Answers(id)) return ErrorResponse(UnknownModel(id, model));
-      return Json(ModelBody(id, started));
+      for (const ModelEntry& m : ModelEntries()) {
+        if (m.id == id) return Json(ModelBody(m, started));
+      }
+      return ErrorResponse(UnknownModel(id, models.names()));
     }
     if (path == "/health") {
-      if (scheduler.running()) return Json(R"({"status":"ok"})");
+      if (models.running()) return Json(R"({"status":"ok"})");
       return ErrorResponse(MakeError(503, "the scheduler is not running", "server_error", "unavailable"));
     }
     if (path == "/metrics") {
-      Gauges gauges = scheduler.gauges();
+      Gauges gauges = models.gauges();
       gauges.open_connections = transport->open_connections();
       return HttpResponse{.status = 200, .content_type = "text/plain; version=0.0.4", .body = metrics.Render(gauges),
                           .headers = {}};
@@ -176,9 +267,26 @@ HttpReply HttpServer::Impl::Handle(const HttpRequest& req) {
 }
 
 HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint) {
-  CompletionRequest cr;
-  if (auto e = ParseCompletionRequest(req.body, endpoint, &cr)) return ErrorResponse(*e);
-  if (!cr.model.empty() && !model.Answers(cr.model)) return ErrorResponse(UnknownModel(cr.model, model));
+  auto cr = std::make_shared<CompletionRequest>();
+  if (auto e = ParseCompletionRequest(req.body, endpoint, cr.get())) return ErrorResponse(*e);
+  // Who sent it, for the scheduler's fairness between clients: its API key,
+  // or without keys its address (every connection of one host is one client).
+  Sender sender;
+  if (const std::string* key = KeyLabel(req)) {
+    sender = {*key, "key " + *key};
+  } else {
+    sender = {"", "address " + req.remote_address};
+  }
+  const std::string name = cr->model;
+  return WithModel(name, [this, cr, endpoint, sender](const ModelLease& lease) {
+    return Generate(*lease, lease, std::move(*cr), endpoint, sender);
+  });
+}
+
+HttpReply HttpServer::Impl::Generate(const ResidentModel& resident, ModelLease lease, CompletionRequest cr,
+                                     Endpoint endpoint, const Sender& sender) {
+  const ServedModel& model = *resident.model;
+  Scheduler& scheduler = *resident.scheduler;
   std::vector<int32_t> prompt;
   const char* prompt_param = endpoint == Endpoint::kChatCompletions ? "messages" : "prompt";
   const ToolsRequest& tools = cr.tools;
@@ -239,17 +347,13 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
                                                scheduler.n_ctx(), prompt.size()),
                                    "invalid_request_error", "context_length_exceeded", prompt_param));
   }
-  // Who sent it, for the scheduler's fairness between clients: its API key,
-  // or without keys its address (every connection of one host is one client).
-  const std::string* key = KeyLabel(req);
   // n choices are n requests of one prompt, choice i with seed + i; the
   // scheduler computes the prompt once and copies it to the others' slots.
   std::vector<std::shared_ptr<RequestChannel>> channels;
   for (int32_t i = 0; i < cr.n; ++i) {
     GenerationParams params = cr.params;
     params.sampling.seed += static_cast<uint64_t>(i);
-    Submission sub = scheduler.Submit(prompt, std::move(params), key != nullptr ? *key : std::string(),
-                                      key != nullptr ? "key " + *key : "address " + req.remote_address);
+    Submission sub = scheduler.Submit(prompt, std::move(params), sender.key_label, sender.client);
     if (sub.result != SubmitResult::kAccepted) {
       for (const auto& c : channels) c->Cancel();  // all choices or none
     }
@@ -272,7 +376,8 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
                                .logprobs = cr.params.top_logprobs >= 0,
                                .include_usage = cr.include_usage,
                                .echo = std::move(echo),
-                               .tools = {}};
+                               .tools = {},
+                               .keep_alive = std::move(lease)};
   if (tools.choice != ToolChoice::kNone) {
     reply.tools = ToolReplyOptions{.format = model.tool_format, .functions = {}, .id_seed = id_salt ^ next_id.fetch_add(1)};
     for (const ToolSpec& f : tools.functions) reply.tools->functions.push_back(f.name);
@@ -281,9 +386,8 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
   return MakeCompletionReply(std::move(channels), std::move(reply));
 }
 
-HttpResponse HttpServer::Impl::Tokenize(const HttpRequest& req) {
-  if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
-  const json j = json::parse(req.body);
+HttpResponse HttpServer::Impl::Tokenize(const ServedModel& model, const std::string& body) {
+  const json j = json::parse(body);
   auto content = j.find("content");
   if (content == j.end() || !content->is_string()) {
     return ErrorResponse(MakeError(400, "'content' must be a string", "invalid_request_error", "invalid_value", "content"));
@@ -311,9 +415,8 @@ HttpResponse HttpServer::Impl::Tokenize(const HttpRequest& req) {
   return Json(json{{"tokens", tokens}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-HttpResponse HttpServer::Impl::Detokenize(const HttpRequest& req) {
-  if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
-  const json j = json::parse(req.body);
+HttpResponse HttpServer::Impl::Detokenize(const ServedModel& model, const std::string& body) {
+  const json j = json::parse(body);
   auto tokens = j.find("tokens");
   if (tokens == j.end() || !tokens->is_array()) {
     return ErrorResponse(MakeError(400, "'tokens' must be an array of token ids", "invalid_request_error",
@@ -340,8 +443,8 @@ HttpResponse HttpServer::Impl::Detokenize(const HttpRequest& req) {
   return Json(json{{"content", text}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-HttpServer::HttpServer(const ServedModel& model, Scheduler& scheduler, Metrics& metrics, HttpOptions options)
-    : impl_(std::make_unique<Impl>(model, scheduler, metrics, std::move(options))) {}
+HttpServer::HttpServer(ModelPool& models, Metrics& metrics, HttpOptions options)
+    : impl_(std::make_unique<Impl>(models, metrics, std::move(options))) {}
 
 HttpServer::~HttpServer() = default;
 

@@ -11,8 +11,7 @@
 #include "server/api_keys.h"
 #include "server/http_transport.h"
 #include "server/metrics.h"
-#include "server/scheduler.h"
-#include "server/served_model.h"
+#include "server/model_pool.h"
 
 namespace trit::server {
 
@@ -25,8 +24,8 @@ struct HttpOptions {
 
 class HttpServer {
  public:
-  // `model`, `scheduler` and `metrics` must outlive the server.
-  HttpServer(const ServedModel& model, Scheduler& scheduler, Metrics& metrics, HttpOptions options);
+  // `models` and `metrics` must outlive the server.
+  HttpServer(ModelPool& models, Metrics& metrics, HttpOptions options);
   ~HttpServer();
 
   // Binds the socket (errors name the address).

@@ -28,7 +28,8 @@ void Histogram::Render(const std::string& name, std::string* out) const {
 
 Metrics::Metrics()
     : ttft_({0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30}),
-      token_latency_({0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}) {}
+      token_latency_({0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5}),
+      model_load_seconds_({0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60}) {}
 
 void Metrics::CountRequest(const std::string& endpoint, int status) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -64,6 +65,21 @@ void Metrics::ObserveTimeToFirstToken(double seconds) {
 void Metrics::ObserveTokenLatency(double seconds) {
   std::lock_guard<std::mutex> lock(mutex_);
   token_latency_.Observe(seconds);
+}
+
+void Metrics::CountModelLoad(double seconds) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  model_load_seconds_.Observe(seconds);
+}
+
+void Metrics::CountModelUnload() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++model_unloads_;
+}
+
+void Metrics::CountModelLoadFailure() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++model_load_failures_;
 }
 
 std::string Metrics::Render(const Gauges& gauges) const {
@@ -111,6 +127,20 @@ std::string Metrics::Render(const Gauges& gauges) const {
   out += fmt::format("trit_open_connections {}\n", gauges.open_connections);
   out += "# HELP trit_slots Slots (--parallel).\n# TYPE trit_slots gauge\n";
   out += fmt::format("trit_slots {}\n", gauges.n_slots);
+  out += "# HELP trit_models_loaded Models resident now.\n# TYPE trit_models_loaded gauge\n";
+  out += fmt::format("trit_models_loaded {}\n", gauges.models_loaded);
+  out += "# HELP trit_model_bytes Bytes of the resident models' files and KV caches.\n"
+         "# TYPE trit_model_bytes gauge\n";
+  out += fmt::format("trit_model_bytes {}\n", gauges.model_bytes);
+  out += "# HELP trit_model_load_seconds Loads of models on demand, by the time they took.\n"
+         "# TYPE trit_model_load_seconds histogram\n";
+  model_load_seconds_.Render("trit_model_load_seconds", &out);
+  out += "# HELP trit_model_unloads_total Models unloaded to make room for another.\n"
+         "# TYPE trit_model_unloads_total counter\n";
+  out += fmt::format("trit_model_unloads_total {}\n", model_unloads_);
+  out += "# HELP trit_model_load_failures_total Loads of models on demand that failed.\n"
+         "# TYPE trit_model_load_failures_total counter\n";
+  out += fmt::format("trit_model_load_failures_total {}\n", model_load_failures_);
   return out;
 }
 

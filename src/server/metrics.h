@@ -31,6 +31,8 @@ struct Gauges {
   int64_t active_slots = 0;
   int64_t n_slots = 0;
   int64_t open_connections = 0;  // the HTTP transport's, idle ones included
+  int64_t models_loaded = 0;     // resident models (model_pool.h)
+  uint64_t model_bytes = 0;      // their files and KV caches
 };
 
 class Metrics {
@@ -45,6 +47,11 @@ class Metrics {
   void AddTokens(int64_t n_prompt, int64_t n_generated, const std::string& key = "");
   void ObserveTimeToFirstToken(double seconds);
   void ObserveTokenLatency(double seconds);
+  // A model loaded on demand (model_pool.h) in `seconds`, one unloaded to
+  // make room, one whose load failed.
+  void CountModelLoad(double seconds);
+  void CountModelUnload();
+  void CountModelLoadFailure();
 
   std::string Render(const Gauges& gauges) const;
 
@@ -61,6 +68,9 @@ class Metrics {
   std::map<std::string, KeyCounters> keys_;
   Histogram ttft_;
   Histogram token_latency_;
+  Histogram model_load_seconds_;
+  uint64_t model_unloads_ = 0;
+  uint64_t model_load_failures_ = 0;
 };
 
 }  // namespace trit::server

@@ -652,13 +652,14 @@ std::string UsageChunkBody(Endpoint endpoint, const ResponseInfo& info, const Us
                    {"usage", UsageJson(usage)}});
 }
 
-std::string ModelBody(const std::string& model_id, int64_t created) {
-  return Dump(json{{"id", model_id}, {"object", "model"}, {"created", created}, {"owned_by", "trit"}});
+std::string ModelBody(const ModelEntry& model, int64_t created) {
+  return Dump(json{{"id", model.id}, {"object", "model"}, {"created", created}, {"owned_by", "trit"},
+                   {"loaded", model.loaded}});
 }
 
-std::string ModelsBody(const std::vector<std::string>& model_ids, int64_t created) {
+std::string ModelsBody(const std::vector<ModelEntry>& models, int64_t created) {
   json data = json::array();
-  for (const std::string& id : model_ids) data.push_back(json::parse(ModelBody(id, created)));
+  for (const ModelEntry& m : models) data.push_back(json::parse(ModelBody(m, created)));
   return Dump(json{{"object", "list"}, {"data", data}});
 }
 

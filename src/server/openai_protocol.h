@@ -117,8 +117,15 @@ std::string ToolCallsChunkBody(const ResponseInfo& info, int index, const std::v
 // The final chunk of stream_options.include_usage: no choices, the usage.
 std::string UsageChunkBody(Endpoint endpoint, const ResponseInfo& info, const Usage& usage);
 
+// One name a request may send in "model", and whether its model is loaded
+// now (trit's field "loaded"; with a model store, the others load on their
+// first request).
+struct ModelEntry {
+  std::string id;
+  bool loaded = false;
+};
 // The list of /v1/models: one entry per name the server answers to.
-std::string ModelsBody(const std::vector<std::string>& model_ids, int64_t created);
-std::string ModelBody(const std::string& model_id, int64_t created);
+std::string ModelsBody(const std::vector<ModelEntry>& models, int64_t created);
+std::string ModelBody(const ModelEntry& model, int64_t created);
 
 }  // namespace trit::server

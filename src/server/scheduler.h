@@ -77,6 +77,7 @@ class Scheduler {
 
   bool running() const;
   int64_t n_ctx() const { return session_->n_ctx(); }
+  uint64_t kv_bytes() const { return session_->kv_bytes(); }
   int32_t n_slots() const { return static_cast<int32_t>(slots_.size()); }
   Gauges gauges() const;
 

@@ -42,10 +42,11 @@ def make_model(make_model_bin, vocab, template, out, dims=None):
 
 
 class TritServer:
-    """`trit serve MODEL --port 0 ARGS...`; the port is read from its banner."""
+    """`trit serve MODEL --port 0 ARGS...` (MODEL None: the model store);
+    the port is read from its banner."""
 
     def __init__(self, trit, model, *args, env=None):
-        self.proc = subprocess.Popen([trit, "serve", model, "--port", "0", *args],
+        self.proc = subprocess.Popen([trit, "serve", *([model] if model else []), "--port", "0", *args],
                                      stderr=subprocess.PIPE, text=True, env=env)
         self.stderr_lines = []
         deadline = time.time() + 60

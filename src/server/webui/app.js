@@ -117,12 +117,14 @@
       return;
     }
     const body = await res.json();
-    const ids = (body.data || []).map((m) => m.id);
+    const models = body.data || [];
+    const ids = models.map((m) => m.id);
     ui.model.replaceChildren();
-    for (const id of ids) {
+    for (const m of models) {
       const option = document.createElement("option");
-      option.value = id;
-      option.textContent = id;
+      option.value = m.id;
+      // Serving the model store, a model not in memory loads on its first message.
+      option.textContent = m.loaded === false ? m.id + " (loads when used)" : m.id;
       ui.model.appendChild(option);
     }
     if (ids.includes(state.settings.model)) ui.model.value = state.settings.model;
