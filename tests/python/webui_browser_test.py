@@ -7,7 +7,9 @@ Enter, shows the reply with tokens/s, keeps the conversation across a reload,
 makes and deletes conversations, works at phone width. With a generated model
 slow enough to watch: the reply streams in, Escape (and the Stop button) stop
 it and the server frees the slot, a full server's 429 is shown. With an API
-key: the page asks for it and then works. Markup in a reply or a message is
+key: the page asks for it and then works. Serving a model store of two
+models: the picker lists both, and each reply comes from the model picked.
+Markup in a reply or a message is
 shown as text and never runs. Screenshots go to --screenshots.
 
 Exits 77 (skipped, saying why) when chromium, chromedriver or Selenium is
@@ -140,8 +142,8 @@ class BrowserTest(unittest.TestCase):
         if cls.driver is not None:
             cls.driver.quit()
 
-    def serve(self, model, *args):
-        server = TritServer(ARGS.trit, model, *args)
+    def serve(self, model, *args, env=None):
+        server = TritServer(ARGS.trit, model, *args, env=env)
         server.wait_healthy()
         self.addCleanup(server.stop)
         return server
@@ -377,6 +379,40 @@ class SlowModelTest(BrowserTest):
         self.assertIn("busy", error)
         self.assertIn("429", error)
         self.assertIn("Try again in 1 s", error)
+
+
+class TwoModelsTest(BrowserTest):
+    """`trit serve` without MODEL: the store's model and the bundled one, picked in the page."""
+
+    def test_the_picker_switches_models(self):
+        tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(tmp.cleanup)
+        env = dict(os.environ, TRIT_HOME=tmp.name)
+        chat = make_model(ARGS.make_model, ARGS.vocab, ARGS.template, os.path.join(tmp.name, "chat.gguf"))
+        subprocess.run([ARGS.trit, "pull", chat, "--name", "chat"], env=env, check=True, capture_output=True)
+        server = self.serve(None, "--max-models", "1", env=env)
+        p = self.page(server)
+        options = p.js("return [...document.getElementById('model').options].map(o => [o.value, o.textContent])")
+        self.assertEqual(options, [["chat", "chat (loads when used)"],
+                                   ["stories260K", "stories260K (loads when used)"]])
+        p.set_setting("seed", 3)
+        p.set_setting("max-tokens", 24)
+        for model in ("chat", "stories260K", "chat"):  # each switch unloads the other (--max-models 1)
+            p.set_setting("model", model)
+            n_before = len(p.messages())
+            p.type_and_enter("Hello there")
+            wait_for("the reply", lambda: len(p.messages()) == n_before + 2 and not p.busy())
+            role, body, error, _ = p.messages()[-1]
+            self.assertEqual((role, error), ("assistant", ""))
+            # The reply is the chosen model's: the API gives it the same text.
+            req = {"messages": [{"role": "user", "content": "Hello there"}], "seed": 3, "temperature": 0.8,
+                   "max_tokens": 24, "model": model}
+            _, _, raw = post(server, "/v1/chat/completions", req)
+            self.assertEqual(json.loads(raw)["choices"][0]["message"]["content"], body, model)
+            p.js("document.getElementById('new-chat').click()")
+        p.open()  # the list is read again: the model last used is loaded
+        self.assertIn(["chat", "chat"],
+                      p.js("return [...document.getElementById('model').options].map(o => [o.value, o.textContent])"))
 
 
 class ApiKeyTest(BrowserTest):
