@@ -40,6 +40,7 @@ struct ServeOptions {
   int port = 8080;
   int32_t parallel = 4;
   int32_t queue = 16;
+  int32_t prefill_chunk = 256;
   int64_t ctx = 0;
   std::string api_key;
   std::string api_key_file;
@@ -236,6 +237,7 @@ int RunServe(const ServeOptions& opt) {
   server::SchedulerOptions& so = po.scheduler;
   so.n_slots = opt.parallel;
   so.max_queue = opt.queue;
+  so.prefill_chunk = opt.prefill_chunk;
   so.n_ctx = opt.ctx;
   so.reuse_prompts = !opt.no_prompt_reuse;
   so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -317,6 +319,11 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--queue", opt->queue, "Requests that may wait for a slot; beyond that the server answers 429")
       ->default_val(16)
       ->check(CLI::Range(0, 4096));
+  app->add_option("--prefill-chunk", opt->prefill_chunk,
+                  "Most prompt tokens computed in one step, all slots together: smaller lets generating slots "
+                  "wait less behind a long prompt; larger computes prompts faster. Answers do not depend on it")
+      ->default_val(256)
+      ->check(CLI::Range(1, 65536));
   app->add_option("-c,--ctx", opt->ctx, "Context length of each slot in tokens (0: the model's, at most 4096)")
       ->default_val(0)
       ->check(CLI::NonNegativeNumber);

@@ -82,6 +82,11 @@ void Metrics::CountModelLoadFailure() {
   ++model_load_failures_;
 }
 
+void Metrics::CountCancelled(const std::string& stage) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++cancelled_[stage];
+}
+
 std::string Metrics::Render(const Gauges& gauges) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
@@ -89,6 +94,13 @@ std::string Metrics::Render(const Gauges& gauges) const {
   out += "# TYPE trit_requests_total counter\n";
   for (const auto& [key, n] : requests_) {
     out += fmt::format("trit_requests_total{{endpoint=\"{}\",status=\"{}\"}} {}\n", key.first, key.second, n);
+  }
+  out += "# HELP trit_requests_cancelled_total Requests whose client left before their end, by stage.\n";
+  out += "# TYPE trit_requests_cancelled_total counter\n";
+  for (const char* stage : {"queued", "prefill", "generating"}) {
+    auto it = cancelled_.find(stage);
+    out += fmt::format("trit_requests_cancelled_total{{stage=\"{}\"}} {}\n", stage,
+                       it == cancelled_.end() ? 0 : it->second);
   }
   out += "# HELP trit_prompt_tokens_total Prompt tokens of finished generation requests.\n";
   out += "# TYPE trit_prompt_tokens_total counter\n";

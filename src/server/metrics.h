@@ -52,6 +52,9 @@ class Metrics {
   void CountModelLoad(double seconds);
   void CountModelUnload();
   void CountModelLoadFailure();
+  // A request whose client left (or that was cancelled) before its end, by
+  // where it was: "queued", "prefill" (its prompt being computed) or "generating".
+  void CountCancelled(const std::string& stage);
 
   std::string Render(const Gauges& gauges) const;
 
@@ -71,6 +74,7 @@ class Metrics {
   Histogram model_load_seconds_;
   uint64_t model_unloads_ = 0;
   uint64_t model_load_failures_ = 0;
+  std::map<std::string, uint64_t> cancelled_;  // by stage
 };
 
 }  // namespace trit::server

@@ -227,8 +227,9 @@ std::deque<std::unique_ptr<Scheduler::Job>>::iterator Scheduler::DisplaceableJob
 }
 
 void Scheduler::DropCancelledJobs() {
-  std::erase_if(pending_, [](const std::unique_ptr<Job>& j) {
+  std::erase_if(pending_, [this](const std::unique_ptr<Job>& j) {
     if (!j->channel->cancelled()) return false;
+    metrics_->CountCancelled("queued");
     // Its last event, as a slot's cancelled job gets one (a reader may still wait).
     Event e;
     e.done = true;
@@ -350,7 +351,10 @@ void Scheduler::Admit(std::unique_ptr<Job> job, int32_t seq) {
 
 void Scheduler::Step() {
   for (auto& slot : slots_) {
-    if (slot->job != nullptr && slot->job->channel->cancelled()) Finish(*slot, FinishReason::kCancelled);
+    if (slot->job != nullptr && slot->job->channel->cancelled()) {
+      metrics_->CountCancelled(slot->prefilling() ? "prefill" : "generating");
+      Finish(*slot, FinishReason::kCancelled);
+    }
   }
   runtime::Batch batch;
   std::vector<Slot*> row_slots;  // the slot of each logits row, in order

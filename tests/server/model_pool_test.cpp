@@ -31,9 +31,16 @@ ModelPoolOptions SmallOptions(int32_t max_models, uint64_t budget = 0) {
 // Three names for the bundled model's file: each loads as a model of its own.
 std::vector<ModelSource> ThreeModels() { return {{"a", kModel}, {"b", kModel}, {"c", kModel}}; }
 
+// The schedulers count into it (they need one).
+Metrics* TestMetrics() {
+  static Metrics metrics;
+  return &metrics;
+}
+
 std::unique_ptr<ModelPool> Catalog(std::vector<ModelSource> sources, ModelPoolOptions options,
                                    std::string default_name = "a") {
-  return ModelPool::ForCatalog([sources] { return sources; }, std::move(default_name), std::move(options), nullptr);
+  return ModelPool::ForCatalog([sources] { return sources; }, std::move(default_name), std::move(options),
+                               TestMetrics());
 }
 
 // Waits (up to a minute) for a load to be over.
@@ -198,7 +205,7 @@ TEST(ModelPoolTest, ARequestWithoutAModelGoesToTheOneUsedLast) {
 
 TEST(ModelPoolTest, ModelsAddedToTheCatalogAreServedWithoutARestart) {
   auto sources = std::make_shared<std::vector<ModelSource>>(std::vector<ModelSource>{{"a", kModel}});
-  auto pool = ModelPool::ForCatalog([sources] { return *sources; }, "a", SmallOptions(2), nullptr);
+  auto pool = ModelPool::ForCatalog([sources] { return *sources; }, "a", SmallOptions(2), TestMetrics());
   EXPECT_FALSE(pool->Knows("new"));
   sources->push_back({"new", kModel});  // as if `trit pull` added it
   EXPECT_NE(Use(*pool, "new"), nullptr);
@@ -224,7 +231,7 @@ TEST(ModelPoolTest, OneModelIsServedAloneAndNeverUnloaded) {
   ASSERT_TRUE(model.ok()) << model.status().message();
   ModelPoolOptions o = SmallOptions(1);
   o.aliases = {{"gpt-4o-mini", ""}};
-  Expected<std::unique_ptr<ModelPool>> pool = ModelPool::ForModel(std::move(model).value(), o, nullptr);
+  Expected<std::unique_ptr<ModelPool>> pool = ModelPool::ForModel(std::move(model).value(), o, TestMetrics());
   ASSERT_TRUE(pool.ok()) << pool.status().message();
   EXPECT_EQ(Loaded(**pool), std::vector<std::string>{"stories260K"});
   EXPECT_NE((*pool)->Acquire("").lease, nullptr);
