@@ -11,7 +11,6 @@ that make no sense together are refused by name.
 
 The models are written at test time: a real vocabulary (llama SentencePiece)
 and chat template (zephyr) with random weights."""
-import argparse
 import json
 import os
 import subprocess
@@ -25,7 +24,7 @@ import urllib.request
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import SLOW_MODEL_DIMS, TritServer, make_model  # noqa: E402
+from trit_server import SLOW_MODEL_DIMS, TritServer, make_model, server_test_args  # noqa: E402
 
 ARGS = None
 QUESTION = [{"role": "user", "content": "Name three rivers."}]
@@ -189,16 +188,6 @@ class ModelsTest(unittest.TestCase):
             self.assertEqual(server.stop(), 0)
 
 
-def main():
-    global ARGS
-    p = argparse.ArgumentParser()
-    p.add_argument("--trit", required=True)
-    p.add_argument("--make-model", required=True)
-    p.add_argument("--vocab", required=True)
-    p.add_argument("--template", required=True)
-    ARGS, rest = p.parse_known_args()
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    ARGS, rest = server_test_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

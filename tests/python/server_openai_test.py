@@ -4,7 +4,6 @@ stop strings, errors in OpenAI's shape, 429 with Retry-After, eight
 concurrent streams, and the same answer for the same seed alone or beside
 seven other requests. The model is written at test time: a real vocabulary
 (llama SentencePiece) and chat template (zephyr) with random weights."""
-import argparse
 import hashlib
 import http.client
 import json
@@ -20,7 +19,7 @@ import urllib.request
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model  # noqa: E402
+from trit_server import TritServer, make_model, server_test_args  # noqa: E402
 
 ARGS = None
 KEY = "test-key-123"
@@ -436,10 +435,5 @@ class FairnessTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser()
-    p.add_argument("--trit", required=True)
-    p.add_argument("--make-model", required=True)
-    p.add_argument("--vocab", required=True)
-    p.add_argument("--template", required=True)
-    ARGS, rest = p.parse_known_args()
+    ARGS, rest = server_test_args()
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

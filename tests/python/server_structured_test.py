@@ -10,7 +10,6 @@ gives the same answer alone or beside others.
 The model is written at test time: a real vocabulary (llama SentencePiece)
 and chat template (zephyr) with random weights, so only the grammar makes
 its answers JSON."""
-import argparse
 import json
 import os
 import sys
@@ -25,7 +24,7 @@ import openai
 import pydantic
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model  # noqa: E402
+from trit_server import TritServer, make_model, server_test_args  # noqa: E402
 
 ARGS = None
 
@@ -194,16 +193,6 @@ class StructuredTest(unittest.TestCase):
             return json.loads(resp.read())["tokens"]
 
 
-def main():
-    global ARGS
-    p = argparse.ArgumentParser()
-    p.add_argument("--trit", required=True)
-    p.add_argument("--make-model", required=True)
-    p.add_argument("--vocab", required=True)
-    p.add_argument("--template", required=True)
-    ARGS, rest = p.parse_known_args()
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    ARGS, rest = server_test_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -15,7 +15,6 @@ that writes a call, which the server must then read out of the text.
 - under "auto", text with a call in it becomes content plus tool_calls, and
   text without one stays content;
 - bad tools and tool_choice are refused by name."""
-import argparse
 import json
 import os
 import sys
@@ -26,7 +25,7 @@ import jsonschema
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model  # noqa: E402
+from trit_server import TritServer, make_model, server_test_args  # noqa: E402
 
 ARGS = None
 
@@ -182,16 +181,6 @@ class ToolsTest(unittest.TestCase):
                 self.assertEqual(cm.exception.body["param"], param)
 
 
-def main():
-    global ARGS
-    p = argparse.ArgumentParser()
-    p.add_argument("--trit", required=True)
-    p.add_argument("--make-model", required=True)
-    p.add_argument("--vocab", required=True)
-    p.add_argument("--template", required=True, help="a chat template; Qwen 2.5's is read from the same folder")
-    ARGS, rest = p.parse_known_args()
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
-
-
 if __name__ == "__main__":
-    main()
+    ARGS, rest = server_test_args()
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

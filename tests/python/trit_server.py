@@ -1,10 +1,11 @@
 """Starts `trit serve` on loopback for tests and benchmarks, and writes the
 chat test model (tests/server/make_chat_model.cpp) it serves."""
-import os
+import argparse
 import re
 import signal
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 
@@ -17,7 +18,7 @@ _NGINX_PRELUDE = """
 worker_processes 1;
 pid {tmp}/nginx.pid;
 error_log {tmp}/error.log warn;
-events {{ worker_connections 256; }}
+events {{ worker_connections {worker_connections}; }}
 http {{
   access_log off;
   client_body_temp_path {tmp}/body;
@@ -28,10 +29,10 @@ http {{
 """
 
 
-def nginx_conf(tmp, http_body):
+def nginx_conf(tmp, http_body, worker_connections=256):
     """An nginx configuration that runs unprivileged with every file under
     `tmp`, holding `http_body` (upstreams, servers) in its http block."""
-    return _NGINX_PRELUDE.format(tmp=tmp) + http_body + "}\n"
+    return _NGINX_PRELUDE.format(tmp=tmp, worker_connections=worker_connections) + http_body + "}\n"
 
 
 def make_model(make_model_bin, vocab, template, out, dims=None):
@@ -89,3 +90,43 @@ class TritServer:
     def kill(self):
         self.proc.kill()
         self.proc.wait()
+
+
+def server_test_args(*extra):
+    """The command line of every server test: --trit, --make-model, --vocab
+    and --template (what ctest passes), plus `extra`, (flag, keywords of
+    add_argument) pairs. Returns (the arguments, what is left for unittest)."""
+    p = argparse.ArgumentParser()
+    p.add_argument("--trit", required=True)
+    p.add_argument("--make-model", required=True)
+    p.add_argument("--vocab", required=True)
+    p.add_argument("--template", required=True, help="a chat template (tests may read others from its folder)")
+    for flag, keywords in extra:
+        p.add_argument(flag, **keywords)
+    return p.parse_known_args()
+
+
+def get(url, timeout=10):
+    """GET url: (status, headers, body), errors included."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as r:
+            return r.status, dict(r.getheaders()), r.read()
+    except urllib.error.HTTPError as e:
+        return e.code, dict(e.headers), e.read()
+
+
+def metric(url, name):
+    """The value of the sample `name` (labels included) in the server's /metrics; 0 when absent."""
+    _, _, body = get(url + "/metrics")
+    m = re.search(rb"^" + re.escape(name.encode()) + rb" (\d+)", body, re.M)
+    return int(m.group(1)) if m else 0
+
+
+def wait_for(what, predicate, timeout=30, interval=0.05):
+    """Polls until predicate() is true; fails the test after `timeout` seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
