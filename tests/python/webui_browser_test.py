@@ -156,7 +156,7 @@ class BrowserTest(unittest.TestCase):
 
 
 class BundledModelTest(BrowserTest):
-    """The bundled stories260K, as `trit serve` with no model serves it."""
+    """The bundled stories260K, served alone."""
 
     @classmethod
     def setUpClass(cls):
