@@ -215,12 +215,12 @@ void BM_SampleStep(benchmark::State& state, const TokenIndex* index, Case c, boo
   const std::vector<int32_t> history;
   if (!constrained) {
     runtime::Sampler sampler(options);
-    for (auto _ : state) benchmark::DoNotOptimize(sampler.Sample(row, history));
+    for (auto _ : state) benchmark::DoNotOptimize(sampler.Sample(row, history, static_cast<int64_t>(history.size())));
     return;
   }
   runtime::ConstrainedSampler sampler(options, runtime::Constraints{{}, c.grammar}, index);
   for (int32_t id : Spell(*index, c.prefix)) sampler.Accept(id);
-  for (auto _ : state) benchmark::DoNotOptimize(sampler.Sample(row, history));
+  for (auto _ : state) benchmark::DoNotOptimize(sampler.Sample(row, history, static_cast<int64_t>(history.size())));
 }
 
 void BM_BuildIndex(benchmark::State& state, const Vocabulary* vocab) {

@@ -51,7 +51,7 @@ void SetLabel(benchmark::State& state) {
 void BM_Sampler(benchmark::State& state) {
   const std::vector<float> row = Row(state.range(0));
   Sampler s(Options(state.range(1)));
-  for (auto _ : state) benchmark::DoNotOptimize(s.Sample(row, {}));
+  for (auto _ : state) benchmark::DoNotOptimize(s.Sample(row, {}, 0));
   SetLabel(state);
 }
 

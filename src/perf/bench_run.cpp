@@ -29,7 +29,7 @@ Status DecodeRange(runtime::Session& session, std::vector<int32_t>& ids, int64_t
   if (!logits.ok()) return logits.status();
   if (sampler != nullptr && end < static_cast<int64_t>(ids.size())) {
     const std::span<const int32_t> history(ids.data(), static_cast<size_t>(end));
-    ids[static_cast<size_t>(end)] = sampler->Sample(logits->Row(0), history);
+    ids[static_cast<size_t>(end)] = sampler->Sample(logits->Row(0), history, end);
   }
   return Status::Ok();
 }

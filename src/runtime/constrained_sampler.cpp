@@ -36,16 +36,17 @@ ConstrainedSampler::ConstrainedSampler(const SamplerOptions& options, Constraint
   }
 }
 
-Expected<int32_t> ConstrainedSampler::Sample(std::span<const float> logits, std::span<const int32_t> history) {
-  if (constraints_.logit_bias.empty() && matcher_ == nullptr) return sampler_.Sample(logits, history);
+Expected<int32_t> ConstrainedSampler::Sample(std::span<const float> logits, std::span<const int32_t> history,
+                                             int64_t position) {
+  if (constraints_.logit_bias.empty() && matcher_ == nullptr) return sampler_.Sample(logits, history, position);
   work_.assign(logits.begin(), logits.end());
   for (const auto& [id, bias] : constraints_.logit_bias) {
     if (id >= 0 && static_cast<size_t>(id) < work_.size()) work_[static_cast<size_t>(id)] += bias;
   }
-  if (matcher_ == nullptr) return sampler_.Sample(work_, history);
+  if (matcher_ == nullptr) return sampler_.Sample(work_, history, position);
   if (greedy_) {
-    // Greedy draws nothing from the RNG, so trying first changes no state.
-    const int32_t first = sampler_.Sample(work_, history);
+    // Greedy draws nothing, so trying first changes nothing.
+    const int32_t first = sampler_.Sample(work_, history, position);
     if (first < index_->n_vocab() && index_->Allows(*matcher_, first)) return first;
   }
   // Rows past the tokenizer's vocabulary (padded output matrices) hold no
@@ -64,7 +65,7 @@ Expected<int32_t> ConstrainedSampler::Sample(std::span<const float> logits, std:
     return Error(ErrorCode::kInvalidArgument,
                  "the grammar allows no token of this vocabulary here: it asks for text that no token can write");
   }
-  return sampler_.Sample(work_, history);
+  return sampler_.Sample(work_, history, position);
 }
 
 void ConstrainedSampler::Accept(int32_t token) {

@@ -50,7 +50,7 @@ class ConstrainedSampler {
   // The next token for `logits` (n_vocab), given the tokens so far. An error
   // when the grammar allows no token of the vocabulary here (a grammar that
   // needs a character no token holds).
-  Expected<int32_t> Sample(std::span<const float> logits, std::span<const int32_t> history);
+  Expected<int32_t> Sample(std::span<const float> logits, std::span<const int32_t> history, int64_t position);
   // Advances the grammar by `token`, which Sample returned.
   void Accept(int32_t token);
   // Whether the grammar allows nothing more: the answer is complete.

@@ -18,7 +18,8 @@ Expected<Generation> Generate(Session& session, std::span<const int32_t> prompt,
   while (static_cast<int64_t>(out.tokens.size()) < options.max_tokens) {
     Expected<Logits> logits = session.Decode(batch);
     if (!logits.ok()) return logits.status();
-    const int32_t next = sampler.Sample(logits->Row(0), history);
+    // The new token's position: everything the sequence holds before it.
+    const int32_t next = sampler.Sample(logits->Row(0), history, session.Length(options.seq));
     const bool is_end = (options.eos_id.has_value() && next == *options.eos_id) ||
                         std::find(options.end_ids.begin(), options.end_ids.end(), next) != options.end_ids.end();
     if (is_end) {

@@ -58,11 +58,26 @@ int32_t Argmax(std::span<const float> values) {
   return static_cast<int32_t>(best);
 }
 
-Sampler::Sampler(const SamplerOptions& options) : options_(options), rng_(options.seed) {
-  TRIT_CHECK(ValidateSamplerOptions(options).ok());
+namespace {
+
+uint64_t SplitMix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
 
-double Sampler::Uniform() { return static_cast<double>(rng_() >> 11) * 0x1.0p-53; }
+}  // namespace
+
+double PositionDraw(uint64_t seed, int64_t position) {
+  constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+  const uint64_t key = SplitMix64(seed + kGolden);
+  const uint64_t bits = SplitMix64(key + kGolden * (static_cast<uint64_t>(position) + 1));
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+Sampler::Sampler(const SamplerOptions& options) : options_(options) {
+  TRIT_CHECK(ValidateSamplerOptions(options).ok());
+}
 
 std::span<const float> Sampler::Penalised(std::span<const float> logits, std::span<const int32_t> history) {
   const size_t n_recent = std::min(history.size(), static_cast<size_t>(options_.penalty_last_n));
@@ -83,16 +98,17 @@ std::span<const float> Sampler::Penalised(std::span<const float> logits, std::sp
   return work_;
 }
 
-int32_t Sampler::Sample(std::span<const float> logits, std::span<const int32_t> history) {
+int32_t Sampler::Sample(std::span<const float> logits, std::span<const int32_t> history, int64_t position) {
   TRIT_CHECK(!logits.empty());
   const std::span<const float> row = Penalised(logits, history);
   if (options_.temperature <= 0.0f) return Argmax(row);
   const int64_t n_vocab = static_cast<int64_t>(row.size());
-  if (options_.top_k > 0 && options_.top_k < n_vocab) return SampleTopK(row);
-  return SampleWholeVocab(row);
+  const double uniform = PositionDraw(options_.seed, position);
+  if (options_.top_k > 0 && options_.top_k < n_vocab) return SampleTopK(row, uniform);
+  return SampleWholeVocab(row, uniform);
 }
 
-int32_t Sampler::SampleTopK(std::span<const float> row) {
+int32_t Sampler::SampleTopK(std::span<const float> row, double uniform) {
   const std::vector<int32_t> ids = TopTokens(row, options_.top_k);
   probs_.resize(ids.size());
   const double max_logit = row[static_cast<size_t>(ids[0])];
@@ -110,10 +126,10 @@ int32_t Sampler::SampleTopK(std::span<const float> row) {
     while (n < keep && probs_[n] >= threshold) ++n;
     keep = n;
   }
-  return DrawRanked(ids, probs_, keep);
+  return DrawRanked(ids, probs_, keep, uniform);
 }
 
-int32_t Sampler::SampleWholeVocab(std::span<const float> row) {
+int32_t Sampler::SampleWholeVocab(std::span<const float> row, double uniform) {
   const int64_t n_vocab = static_cast<int64_t>(row.size());
   constexpr float kMinusInf = -std::numeric_limits<float>::infinity();
   const float max_logit = kernels::RowMaxOptimized(row.data(), n_vocab);
@@ -123,7 +139,7 @@ int32_t Sampler::SampleWholeVocab(std::span<const float> row) {
       kernels::ExpWeightsOptimized(row.data(), n_vocab, max_logit, 1.0f / options_.temperature, weights_.data());
   if (options_.top_p >= 1.0f && options_.min_p <= 0.0f) {
     // Every token kept: the running total in id order.
-    const double u = Uniform() * sum;
+    const double u = uniform * sum;
     double cumulative = 0.0;
     int32_t last = -1;
     for (int64_t i = 0; i < n_vocab; ++i) {
@@ -160,7 +176,7 @@ int32_t Sampler::SampleWholeVocab(std::span<const float> row) {
     while (n < keep && weights_[static_cast<size_t>(ids[n])] >= options_.min_p) ++n;
     keep = n;
   }
-  return DrawRanked(ids, probs_, keep);
+  return DrawRanked(ids, probs_, keep, uniform);
 }
 
 size_t Sampler::TopPPrefix(std::span<const double> probs) const {
@@ -173,11 +189,12 @@ size_t Sampler::TopPPrefix(std::span<const double> probs) const {
   return 0;
 }
 
-int32_t Sampler::DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep) {
-  // u uniform in [0, total) from 53 bits of the generator.
+int32_t Sampler::DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep,
+                            double uniform) {
+  // u uniform in [0, total).
   double total = 0.0;
   for (size_t i = 0; i < keep; ++i) total += probs[i];
-  const double u = Uniform() * total;
+  const double u = uniform * total;
   double cumulative = 0.0;
   size_t last = 0;  // the last candidate with a probability (never a -inf logit)
   for (size_t i = 0; i < keep; ++i) {

@@ -13,8 +13,8 @@
 //      - top_k = 0: every token, probabilities from the weights
 //        w = ExpFixed((logit - max) * (1 / temperature)) (kernels/vocab_row.h),
 //        normalised by their sum over the whole row; min_p keeps w >= min_p;
-//   4. one draw u from the seeded RNG, in [0, total of the kept
-//      probabilities), and the first kept candidate whose running total
+//   4. one draw u = PositionDraw(seed, position) * total of the kept
+//      probabilities, and the first kept candidate whose running total
 //      passes u, in rank order; when top_k = 0 keeps every token (top_p = 1,
 //      min_p = 0) the running total goes in id order instead (the same
 //      distribution, and no ranking of the vocabulary at all).
@@ -23,15 +23,18 @@
 // selection (top_tokens.h) that grows only as far as top_p needs, and the
 // whole-row passes (max, weights) are SIMD. Each call costs O(n_vocab).
 // The same seed and the same logits give the same tokens on every platform
-// (std::mt19937_64 is fully specified; the uniform draw is built from its
-// bits; the whole-row kernels give the same bits on every SIMD target).
-// Since 2026-12 the top_k = 0 draws follow step 4 above: seeded streams with
-// top_k = 0 differ from earlier versions' (tests/runtime/sampler_test.cpp
-// pins the new one); with top_k > 0 they are unchanged.
+// (the draw is integer arithmetic; the whole-row kernels give the same bits
+// on every SIMD target).
+// The draw is keyed by the token's position in its sequence, not by how many
+// draws came before: a token gets the same draw whether the steps before it
+// ran one at a time, were verified in one pass (speculative decoding), were
+// taken from a cache (prompt reuse) or were retried. Since 2026-12-04 every
+// seeded stream follows this (earlier versions drew from a std::mt19937_64
+// in call order, so seeded answers of temperature > 0 changed then;
+// tests/runtime/sampler_test.cpp pins the new ones).
 #pragma once
 
 #include <cstdint>
-#include <random>
 #include <span>
 #include <vector>
 
@@ -59,28 +62,35 @@ class Sampler {
   // Precondition: ValidateSamplerOptions(options).ok().
   explicit Sampler(const SamplerOptions& options);
 
-  // The next token for `logits` (n_vocab), given the tokens so far.
-  int32_t Sample(std::span<const float> logits, std::span<const int32_t> history);
+  // The next token for `logits` (n_vocab), given the tokens so far (for the
+  // penalties), to stand at `position` in its sequence (the number of tokens
+  // before it: prompt and generated; it keys the random draw).
+  int32_t Sample(std::span<const float> logits, std::span<const int32_t> history, int64_t position);
 
  private:
   // The logits after penalties: `logits` itself when none apply.
   std::span<const float> Penalised(std::span<const float> logits, std::span<const int32_t> history);
-  int32_t SampleTopK(std::span<const float> logits);
-  int32_t SampleWholeVocab(std::span<const float> logits);
+  // `uniform`: the position's draw in [0, 1).
+  int32_t SampleTopK(std::span<const float> logits, double uniform);
+  int32_t SampleWholeVocab(std::span<const float> logits, double uniform);
   // The length of the smallest prefix of `probs` (ranked, normalised) whose
   // total reaches top_p; 0 when top_p is 1 or the prefix never reaches it.
   size_t TopPPrefix(std::span<const double> probs) const;
   // Step 4's draw over the first `keep` ranked candidates.
   // `probs` (normalised) and `ids` are in rank order.
-  int32_t DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep);
-  double Uniform();
+  int32_t DrawRanked(std::span<const int32_t> ids, std::span<const double> probs, size_t keep, double uniform);
 
   SamplerOptions options_;
-  std::mt19937_64 rng_;
   std::vector<float> work_;     // (n_vocab) penalised logits, when penalties apply
   std::vector<float> weights_;  // (n_vocab) step 3's weights, top_k = 0
   std::vector<double> probs_;   // a ranked prefix's probabilities
 };
+
+// The uniform draw in [0, 1) of the token at `position` of a sequence
+// sampled with `seed`: 53 bits of SplitMix64 (Steele, Lea and Flood's
+// finalizer) of the mixed seed plus the position. Counter-based, so it
+// depends on nothing but its two arguments.
+double PositionDraw(uint64_t seed, int64_t position);
 
 // The index of the highest value, lowest index on ties.
 int32_t Argmax(std::span<const float> values);

@@ -390,7 +390,7 @@ void Scheduler::Step() {
     }
     return;
   }
-  // Each slot's sampler is its own (its own RNG, its own history), so the
+  // Each slot's sampler is its own (its own seed, its own history), so the
   // rows are sampled in parallel on the session's threads, then handled in
   // row order on this one.
   const int64_t n_rows = static_cast<int64_t>(row_slots.size());
@@ -398,7 +398,10 @@ void Scheduler::Step() {
   const auto sample = [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       Slot& slot = *row_slots[static_cast<size_t>(r)];
-      tokens[static_cast<size_t>(r)] = slot.sampler->Sample(logits->Row(r), slot.history);
+      // slot.history is the whole sequence (prompt and tokens so far): the
+      // new token's position is its length, whatever the cache reused.
+      tokens[static_cast<size_t>(r)] =
+          slot.sampler->Sample(logits->Row(r), slot.history, static_cast<int64_t>(slot.history.size()));
     }
   };
   if (n_rows == 1) {

@@ -50,7 +50,7 @@ std::string Generate(ConstrainedSampler& s, uint64_t seed, int max, bool* ended)
   *ended = false;
   for (int i = 0; i < max; ++i) {
     for (float& v : logits) v = normal(rng);
-    Expected<int32_t> token = s.Sample(logits, history);
+    Expected<int32_t> token = s.Sample(logits, history, static_cast<int64_t>(history.size()));
     EXPECT_TRUE(token.ok()) << token.status().message();
     if (!token.ok()) break;
     if (IsEnd(*token)) {
@@ -100,9 +100,9 @@ TEST(ConstrainedSamplerTest, LogitBiasMovesTheChoice) {
   std::vector<float> logits(static_cast<size_t>(Spm().vocab().size()), 0.0f);
   logits[100] = 5.0f;
   ConstrainedSampler plain({}, {}, nullptr);
-  EXPECT_EQ(*plain.Sample(logits, {}), 100);
+  EXPECT_EQ(*plain.Sample(logits, {}, 0), 100);
   ConstrainedSampler banned({}, {.logit_bias = {{100, -100.0f}, {200, 1.0f}}, .grammar = nullptr}, nullptr);
-  EXPECT_EQ(*banned.Sample(logits, {}), 200);
+  EXPECT_EQ(*banned.Sample(logits, {}, 0), 200);
   EXPECT_FALSE(banned.constrained());
   EXPECT_FALSE(banned.MustEnd());
 }
@@ -112,11 +112,11 @@ TEST(ConstrainedSamplerTest, AGrammarNoTokenCanFollowIsAnError) {
   const grammar::TokenIndex index({"a", "b", ""}, {2});
   ConstrainedSampler s({}, {.logit_bias = {}, .grammar = Compile(R"(root ::= "ac")")}, &index);
   const std::vector<float> logits = {0.0f, 1.0f, 2.0f};
-  Expected<int32_t> a = s.Sample(logits, {});
+  Expected<int32_t> a = s.Sample(logits, {}, 0);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(*a, 0);
   s.Accept(*a);
-  Expected<int32_t> next = s.Sample(logits, {});
+  Expected<int32_t> next = s.Sample(logits, {}, 0);
   ASSERT_FALSE(next.ok());
   EXPECT_NE(next.status().message().find("no token"), std::string::npos) << next.status().message();
 }
@@ -128,13 +128,13 @@ TEST(ConstrainedSamplerTest, EndTokensOnlyWhereTheGrammarMayEnd) {
   const int32_t eos = vocab.special().eos;
   logits[static_cast<size_t>(eos)] = 50.0f;  // the model wants to stop at once
   ConstrainedSampler s({}, {.logit_bias = {}, .grammar = g}, &Index());
-  Expected<int32_t> first = s.Sample(logits, {});
+  Expected<int32_t> first = s.Sample(logits, {}, 0);
   ASSERT_TRUE(first.ok());
   EXPECT_NE(*first, eos);
   std::string text = Spm().TokenToPiece(*first, false, false);
   s.Accept(*first);
   while (text != "ab" && text != "abc") {
-    Expected<int32_t> next = s.Sample(logits, {});
+    Expected<int32_t> next = s.Sample(logits, {}, 0);
     ASSERT_TRUE(next.ok());
     ASSERT_NE(*next, eos) << text;
     text += Spm().TokenToPiece(*next, false, false);
@@ -142,7 +142,7 @@ TEST(ConstrainedSamplerTest, EndTokensOnlyWhereTheGrammarMayEnd) {
   }
   if (text == "ab") {
     EXPECT_FALSE(s.MustEnd());
-    EXPECT_EQ(*s.Sample(logits, {}), eos);  // now it may end
+    EXPECT_EQ(*s.Sample(logits, {}, 0), eos);  // now it may end
   } else {
     EXPECT_TRUE(s.MustEnd());
   }

@@ -7,6 +7,7 @@
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "kernels/vocab_row.h"
 #include "runtime/sampler.h"
@@ -21,7 +22,7 @@ const std::vector<float> kLogits = {1.0f, 3.0f, 2.5f, -1.0f, 3.0f, 0.0f};
 
 TEST(SamplerTest, GreedyTakesHighestLowestIdOnTies) {
   Sampler s({});
-  EXPECT_EQ(s.Sample(kLogits, {}), 1);
+  EXPECT_EQ(s.Sample(kLogits, {}, 0), 1);
   EXPECT_EQ(runtime::Argmax(kLogits), 1);
 }
 
@@ -59,7 +60,7 @@ TEST(SamplerTest, SameSeedSameTokensOtherSeedOtherTokens) {
     o.seed = seed;
     Sampler s(o);
     std::vector<int32_t> out;
-    for (int i = 0; i < 64; ++i) out.push_back(s.Sample(kLogits, {}));
+    for (int i = 0; i < 64; ++i) out.push_back(s.Sample(kLogits, {}, i));
     return out;
   };
   EXPECT_EQ(draw(42), draw(42));
@@ -73,7 +74,7 @@ TEST(SamplerTest, DrawsFollowTheSoftmax) {
   Sampler s(o);
   std::vector<int> counts(kLogits.size(), 0);
   const int n = 40000;
-  for (int i = 0; i < n; ++i) ++counts[static_cast<size_t>(s.Sample(kLogits, {}))];
+  for (int i = 0; i < n; ++i) ++counts[static_cast<size_t>(s.Sample(kLogits, {}, i))];
   double sum = 0.0;
   for (float l : kLogits) sum += std::exp(l / 0.7);
   for (size_t i = 0; i < kLogits.size(); ++i) {
@@ -89,16 +90,16 @@ TEST(SamplerTest, TopKTopPMinPRestrictCandidates) {
     o.seed = static_cast<uint64_t>(seed);
     o.top_k = 2;  // ids 1 and 4 (tied at 3.0)
     Sampler k(o);
-    const int32_t t = k.Sample(kLogits, {});
+    const int32_t t = k.Sample(kLogits, {}, 0);
     EXPECT_TRUE(t == 1 || t == 4) << t;
     o.top_k = 0;
     o.top_p = 0.01f;  // the first candidate alone: id 1
     Sampler p(o);
-    EXPECT_EQ(p.Sample(kLogits, {}), 1);
+    EXPECT_EQ(p.Sample(kLogits, {}, 0), 1);
     o.top_p = 1.0f;
     o.min_p = 0.9f;  // at temperature 5, p(2.5)/p(3.0) = e^-0.1 = 0.905 passes, 1.0 does not
     Sampler m(o);
-    const int32_t u = m.Sample(kLogits, {});
+    const int32_t u = m.Sample(kLogits, {}, 0);
     EXPECT_TRUE(u == 1 || u == 4 || u == 2) << u;
   }
 }
@@ -108,25 +109,25 @@ TEST(SamplerTest, PenaltiesFollowTheirFormulas) {
   o.repeat_penalty = 2.0f;  // 3.0 -> 1.5 for ids seen
   const std::vector<int32_t> history = {1, 4};
   Sampler r(o);
-  EXPECT_EQ(r.Sample(kLogits, history), 2);
+  EXPECT_EQ(r.Sample(kLogits, history, 0), 2);
   SamplerOptions f;
   f.frequency_penalty = 0.3f;  // id 1 seen twice: 3.0 - 0.6 = 2.4 < 2.5
   const std::vector<int32_t> twice = {1, 1, 4, 4};
   Sampler fs(f);
-  EXPECT_EQ(fs.Sample(kLogits, twice), 2);
+  EXPECT_EQ(fs.Sample(kLogits, twice, 0), 2);
   SamplerOptions p;
   p.presence_penalty = 0.4f;  // ids 1, 4 -> 2.6 > 2.5: lowest id among them
   Sampler ps(p);
-  EXPECT_EQ(ps.Sample(kLogits, history), 1);
+  EXPECT_EQ(ps.Sample(kLogits, history, 0), 1);
   p.penalty_last_n = 1;  // only id 4 penalised: id 1 keeps 3.0
   Sampler last(p);
-  EXPECT_EQ(last.Sample(kLogits, std::vector<int32_t>{4, 1, 4}), 1);
+  EXPECT_EQ(last.Sample(kLogits, std::vector<int32_t>{4, 1, 4}, 0), 1);
   // Negative logits are multiplied by the repetition penalty.
   SamplerOptions n;
   n.repeat_penalty = 2.0f;
   Sampler ns(n);
   const std::vector<float> neg = {-1.0f, -1.5f};
-  EXPECT_EQ(ns.Sample(neg, std::vector<int32_t>{0}), 1);
+  EXPECT_EQ(ns.Sample(neg, std::vector<int32_t>{0}, 0), 1);
 }
 
 // Logits of a real vocabulary's size and shape: a few likely tokens, a long
@@ -155,8 +156,9 @@ std::vector<int32_t> Ranked(const std::vector<float>& x) {
 // out plainly: with top_k > 0 the new one must draw exactly these tokens.
 class SortingSampler {
  public:
-  explicit SortingSampler(const SamplerOptions& o) : o_(o), rng_(o.seed) {}
-  int32_t Sample(const std::vector<float>& x) {
+  explicit SortingSampler(const SamplerOptions& o) : o_(o) {}
+  int32_t Sample(const std::vector<float>& x, int64_t position) {
+    u01_ = runtime::PositionDraw(o_.seed, position);
     std::vector<int32_t> ids = Ranked(x);
     if (o_.top_k > 0 && static_cast<size_t>(o_.top_k) < ids.size()) ids.resize(static_cast<size_t>(o_.top_k));
     std::vector<double> probs(ids.size());
@@ -177,14 +179,15 @@ class SortingSampler {
   }
 
   // The top_k = 0 definition (sampler.h, steps 3 and 4) by a full sort.
-  int32_t SampleWholeVocab(const std::vector<float>& x) {
+  int32_t SampleWholeVocab(const std::vector<float>& x, int64_t position) {
+    u01_ = runtime::PositionDraw(o_.seed, position);
     const int64_t n = static_cast<int64_t>(x.size());
     const float max = kernels::RowMax(x.data(), n);
     std::vector<float> w(x.size());
     const double sum = kernels::ExpWeights(x.data(), n, max, 1.0f / o_.temperature, w.data());
     const float minus_inf = -std::numeric_limits<float>::infinity();
     if (o_.top_p >= 1.0f && o_.min_p <= 0.0f) {
-      const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53 * sum;
+      const double u = u01_ * sum;
       double cumulative = 0.0;
       int32_t last = -1;
       for (int32_t i = 0; i < n; ++i) {
@@ -225,7 +228,7 @@ class SortingSampler {
   int32_t Draw(const std::vector<int32_t>& ids, const std::vector<double>& probs, size_t keep) {
     double total = 0.0;
     for (size_t i = 0; i < keep; ++i) total += probs[i];
-    const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53 * total;
+    const double u = u01_ * total;
     double cumulative = 0.0;
     size_t last = 0;
     for (size_t i = 0; i < keep; ++i) {
@@ -237,7 +240,7 @@ class SortingSampler {
   }
 
   SamplerOptions o_;
-  std::mt19937_64 rng_;
+  double u01_ = 0.0;  // the draw of the position being sampled
 };
 
 struct Filters {
@@ -267,8 +270,8 @@ TEST(SamplerTest, DrawsTheTokensOfTheFullSortDefinition) {
     SortingSampler slow(o);
     for (int step = 0; step < 40; ++step) {
       const std::vector<float> row = VocabRow(step % 2 == 0 ? 5003 : 32000, rng);
-      const int32_t expect = f.top_k > 0 ? slow.Sample(row) : slow.SampleWholeVocab(row);
-      ASSERT_EQ(fast.Sample(row, {}), expect) << "step " << step;
+      const int32_t expect = f.top_k > 0 ? slow.Sample(row, step) : slow.SampleWholeVocab(row, step);
+      ASSERT_EQ(fast.Sample(row, {}, step), expect) << "step " << step;
     }
   }
 }
@@ -285,13 +288,13 @@ TEST(SamplerTest, NeverDrawsAMaskedToken) {
     for (uint64_t seed = 0; seed < 200; ++seed) {
       o.seed = seed;
       Sampler s(o);
-      const int32_t t = s.Sample(row, {});
+      const int32_t t = s.Sample(row, {}, 0);
       EXPECT_TRUE(t == 500 || t == 999) << t;
     }
   }
 }
 
-// The top_k = 0 stream of this version, pinned: a change to it is a change
+// The top_k = 0 stream of this version (a token per position), pinned: a change to it is a change
 // of every seeded trit serve reply and must be deliberate (sampler.h says when
 // it last changed).
 // The rows come from the generator's raw bits (std::normal_distribution's
@@ -307,10 +310,48 @@ TEST(SamplerTest, WholeVocabStreamIsPinned) {
     std::vector<float> row(32000);
     for (float& x : row) x = static_cast<float>(rng() >> 40) * 0x1.0p-24f * 8.0f - 4.0f;  // uniform [-4, 4)
     for (int j = 0; j < 5; ++j) row[rng() % row.size()] = 6.0f + static_cast<float>(j);
-    got.push_back(s.Sample(row, {}));
+    got.push_back(s.Sample(row, {}, i));
   }
-  const std::vector<int32_t> pinned = {21177, 17850, 29457, 1196, 26502, 5562, 14579, 16081, 10547, 13956, 845, 16324};
+  const std::vector<int32_t> pinned = {14446, 30998, 20512, 1196, 22052, 4008, 11186, 31258, 6386, 16779, 18313, 8763};
   EXPECT_EQ(got, pinned);
+}
+
+// A token's draw depends on its seed and position alone: sampled in any
+// order, after any number of other draws, a position gives the same token
+// (what lets speculative decoding and prompt reuse keep the tokens).
+TEST(SamplerTest, ADrawDependsOnTheSeedAndPositionAlone) {
+  SamplerOptions o;
+  o.temperature = 1.5f;
+  o.seed = 99;
+  Sampler forward(o);
+  std::vector<int32_t> in_order;
+  for (int64_t pos = 0; pos < 200; ++pos) in_order.push_back(forward.Sample(kLogits, {}, pos));
+  Sampler backward(o);
+  for (int64_t pos = 199; pos >= 0; --pos) {
+    ASSERT_EQ(backward.Sample(kLogits, {}, pos), in_order[static_cast<size_t>(pos)]) << pos;
+    ASSERT_EQ(backward.Sample(kLogits, {}, pos), in_order[static_cast<size_t>(pos)]) << "again " << pos;
+  }
+  EXPECT_GT(std::set<int32_t>(in_order.begin(), in_order.end()).size(), 3u);  // the positions draw apart
+}
+
+TEST(SamplerTest, PositionDrawsAreUniformAndPinned) {
+  double sum = 0.0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) {
+    const double u = runtime::PositionDraw(7, i);
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+    sum += u;
+  }
+  EXPECT_NEAR(sum / n, 0.5, 0.005);
+  EXPECT_NE(runtime::PositionDraw(1, 5), runtime::PositionDraw(2, 5));
+  EXPECT_NE(runtime::PositionDraw(1, 5), runtime::PositionDraw(1, 6));
+  // The first draws of seed 42, as 53-bit integers (the same as a few lines
+  // of Python computing SplitMix64 by hand): a change here changes
+  // every seeded answer and must be deliberate.
+  std::vector<uint64_t> bits;
+  for (int64_t pos = 0; pos < 4; ++pos) bits.push_back(static_cast<uint64_t>(runtime::PositionDraw(42, pos) * 0x1.0p53));
+  EXPECT_EQ(bits, (std::vector<uint64_t>{3092098744885774, 8608601199334984, 4380647180739872, 606705965462011}));
 }
 
 TEST(SamplerTest, InvalidOptionsNamed) {
