@@ -24,6 +24,7 @@
 #include "runtime/generate.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
+#include "runtime/speculative.h"
 #include "store/resolve.h"
 #include "tokenizer/tokenizer.h"
 
@@ -64,6 +65,9 @@ struct RunOptions {
   std::string engine;  // --engine: a name or alias; empty: the registry chooses
   bool raw = false;
   bool verbose = false;
+  std::string spec = "none";  // --spec: none or lookup (--draft implies a draft model)
+  std::string draft;          // --draft MODEL
+  int32_t draft_max = 8;      // --draft-max
 };
 
 struct Loaded {
@@ -72,7 +76,47 @@ struct Loaded {
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   EngineModel model;  // the engine the registry chose, and the model it loaded
   std::unique_ptr<runtime::Session> session;
+  // Speculative decoding (--spec lookup, --draft MODEL); null: plain decoding.
+  std::unique_ptr<model::Model> draft_model;
+  std::unique_ptr<runtime::Drafter> drafter;
 };
+
+// The drafter --spec and --draft ask for. A draft model must have the
+// target's vocabulary: token for token, or its guesses would mean other text.
+Status LoadDrafter(const RunOptions& opt, Loaded* l) {
+  if (opt.draft.empty()) {
+    if (opt.spec == "lookup") l->drafter = std::make_unique<runtime::PromptLookupDrafter>();
+    return Status::Ok();
+  }
+  Expected<std::string> path = store::ResolveModelArgument(opt.draft);
+  if (!path.ok()) return path.status().WithContext("--draft");
+  Expected<gguf::File> file = gguf::File::Open(*path);
+  if (!file.ok()) return file.status().WithContext("--draft");
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
+  if (!tok.ok()) return tok.status().WithContext("--draft " + *path);
+  const tokenizer::Vocab& target = l->tokenizer->vocab();
+  const tokenizer::Vocab& draft = (*tok)->vocab();
+  for (int32_t id = 0; id < std::max(target.size(), draft.size()); ++id) {
+    if (id < target.size() && id < draft.size() && target.text(id) == draft.text(id)) continue;
+    const auto show = [](const tokenizer::Vocab& v, int32_t i) {
+      return i < v.size() ? fmt::format("'{}'", v.text(i)) : std::string("none (the vocabulary ends)");
+    };
+    return Error(ErrorCode::kInvalidArgument,
+                 "--draft {}: its vocabulary differs from the model's at token {}: {} in the draft, {} in the model "
+                 "({} and {} tokens); a draft model must share the model's tokenizer",
+                 *path, id, show(draft, id), show(target, id), draft.size(), target.size());
+  }
+  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(*path);
+  if (!m.ok()) return m.status().WithContext("--draft " + *path);
+  l->draft_model = std::move(m).value();
+  runtime::SessionOptions so;
+  so.n_ctx = l->session->n_ctx();
+  so.n_threads = l->session->n_threads();
+  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so);
+  if (!drafter.ok()) return drafter.status();
+  l->drafter = std::move(drafter).value();
+  return Status::Ok();
+}
 
 // MODEL and PROMPT from the positional arguments: one argument is a model
 // when it names a file, a URL or a model in the store (or ends in .gguf),
@@ -155,7 +199,12 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
   };
   InterruptScope interrupt;
   const std::vector<int32_t> suffix(prompt_ids.begin() + static_cast<std::ptrdiff_t>(common), prompt_ids.end());
-  Expected<runtime::Generation> g = runtime::Generate(session, suffix, sampler, go);
+  runtime::SpeculativeStats spec;
+  Expected<runtime::Generation> g =
+      l.drafter == nullptr
+          ? runtime::Generate(session, suffix, sampler, go)
+          : runtime::GenerateSpeculative(session, std::span<const int32_t>(prompt_ids).first(common), suffix, sampler,
+                                         go, *l.drafter, {.draft_max = opt.draft_max}, &spec);
   if (!g.ok()) return g.status();
   const std::string rest = decoder.Flush();
   answer += rest;
@@ -182,6 +231,13 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
                "\n[prompt {} tokens ({} reused) in {:.3f} s, {:.1f} tok/s; generated {} tokens in {:.3f} s, {:.1f} tok/s; {}]\n",
                prompt_ids.size(), common, prefill, prefill > 0.0 ? static_cast<double>(n_fed) / prefill : 0.0, n, decode,
                n > 1 && decode > 0.0 ? static_cast<double>(n - 1) / decode : 0.0, why);
+    if (l.drafter != nullptr) {
+      fmt::print(stderr, "[speculative: {} passes, {} drafted, {} accepted ({:.0f}%), {:.2f} tokens a pass]\n",
+                 spec.passes, spec.drafted, spec.accepted,
+                 spec.drafted > 0 ? 100.0 * static_cast<double>(spec.accepted) / static_cast<double>(spec.drafted) : 0.0,
+                 spec.passes > 0 ? static_cast<double>(spec.passes + spec.accepted) / static_cast<double>(spec.passes)
+                                 : 0.0);
+    }
   }
   return answer;
 }
@@ -261,6 +317,14 @@ int RunRun(const RunOptions& opt) {
     PrintError(loaded.status().message());
     return exit_code;
   }
+  if (opt.spec == "lookup" && !opt.draft.empty()) {
+    PrintError("--spec lookup and --draft MODEL are two drafters: choose one");
+    return kExitUsage;
+  }
+  if (Status s = LoadDrafter(opt, &*loaded); !s.ok()) {
+    PrintError(s.message());
+    return s.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
+  }
   Expected<runtime::PromptBuilder> builder = runtime::PromptBuilder::Create(*loaded->file, *loaded->tokenizer, opt.raw);
   if (!builder.ok()) {
     PrintError(builder.status().WithContext(model_path).message());
@@ -309,11 +373,25 @@ Command AddRunCommand(CLI::App& parent) {
   app->add_option("--kv", opt->kv, "KV cache type: f16 or f32")->default_val("f16");
   AddEngineOption(app, &opt->engine);
   app->add_flag("--raw", opt->raw, "Skip the chat template: the prompt is plain text after BOS");
-  app->add_flag("-v,--verbose", opt->verbose, "Print the seed, threads and timings on stderr");
+  app->add_flag("-v,--verbose", opt->verbose,
+                "Print the seed, threads and timings on stderr (with speculation: drafted and accepted tokens)");
+  app->add_option("--spec", opt->spec,
+                  "Speculative decoding: 'lookup' drafts by continuing n-grams already in the context (no second "
+                  "model); the tokens are those of plain decoding, bit for bit, only sooner")
+      ->default_val("none")
+      ->check(CLI::IsMember({"none", "lookup"}));
+  app->add_option("--draft", opt->draft,
+                  "Speculative decoding with a draft model (a path or store name): a smaller model of the same "
+                  "vocabulary guesses, the model checks every guess in one pass; the tokens are unchanged");
+  app->add_option("--draft-max", opt->draft_max, "Most tokens drafted per pass (the length adapts below it)")
+      ->default_val(8)
+      ->check(CLI::Range(1, 64));
   app->footer(
       "Examples:\n  trit run                                   # chat with the bundled model\n"
       "  trit run \"Once upon a time\" -n 64\n"
-      "  trit run models/stories260K.gguf \"\" -n 200 --temp 0 --raw   # greedy story from BOS alone");
+      "  trit run models/stories260K.gguf \"\" -n 200 --temp 0 --raw   # greedy story from BOS alone\n"
+      "  trit run big.gguf \"Summarise: ...\" --spec lookup -v        # the same answer, drafts from the prompt\n"
+      "  trit run big.gguf \"Hello\" --draft small.gguf -v            # the same answer, drafted by a small model");
   return {app, [opt] { return RunRun(*opt); }};
 }
 

@@ -70,6 +70,43 @@ TEST(RunCommandTest, ChatLoopReadsTurnsUntilBye) {
   EXPECT_EQ(r.out.find("never read"), std::string::npos);
 }
 
+// Speculative decoding changes nothing but the speed: the same text as
+// plain decoding, greedy and sampled, drafted by prompt lookup or by a draft
+// model (here the model itself), in one answer and in a chat of two turns.
+TEST(RunCommandTest, SpeculativeDecodingGivesThePlainText) {
+  for (const char* temp : {"0", "0.9"}) {
+    const std::vector<std::string> base = {"run", "Once upon a time", "-n", "80", "--temp", temp, "--seed", "5"};
+    const RunResult plain = RunTrit(base);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    for (const std::vector<std::string>& spec :
+         {std::vector<std::string>{"--spec", "lookup"}, {"--draft", BundledModelPath(), "--draft-max", "3"}}) {
+      std::vector<std::string> args = base;
+      args.insert(args.end(), spec.begin(), spec.end());
+      args.push_back("--verbose");
+      const RunResult r = RunTrit(args);
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+      EXPECT_EQ(r.out, plain.out) << spec[0] << " temp " << temp;
+      EXPECT_NE(r.err.find("[speculative: "), std::string::npos) << r.err;
+    }
+  }
+  const std::string turns = "Once upon\nThe cat sat\n/bye\n";
+  const RunResult chat = RunTritWithInput({"run", "-n", "24", "--temp", "0.7", "--seed", "3"}, turns);
+  const RunResult spec_chat =
+      RunTritWithInput({"run", "-n", "24", "--temp", "0.7", "--seed", "3", "--spec", "lookup"}, turns);
+  ASSERT_EQ(spec_chat.exit_code, 0) << spec_chat.err;
+  EXPECT_EQ(spec_chat.out, chat.out);
+}
+
+TEST(RunCommandTest, ADraftModelOfAnotherVocabularyIsRefusedNamingTheToken) {
+  // The chat test model's vocabulary (llama SentencePiece, 32000 tokens) is not the bundled model's (512).
+  const std::string other = std::string(TRIT_SOURCE_DIR) + "/tests/data/vocab/ggml-vocab-llama-spm.gguf";
+  RunResult r = RunTrit({"run", "Once", "-n", "4", "--draft", other});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("vocabulary differs from the model's at token"), std::string::npos) << r.err;
+  EXPECT_EQ(RunTrit({"run", "Once", "--spec", "lookup", "--draft", BundledModelPath()}).exit_code, 2);
+  EXPECT_EQ(RunTrit({"run", "Once", "--spec", "ngram"}).exit_code, 2);
+}
+
 TEST(RunCommandTest, BadUsage) {
   EXPECT_EQ(RunTrit({"run", BundledModelPath(), "a", "b"}).exit_code, 2);            // too many arguments
   EXPECT_EQ(RunTrit({"run", "x", "--kv", "q8"}).exit_code, 2);                       // bad cache type

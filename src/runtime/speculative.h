@@ -1,0 +1,79 @@
+// Speculative decoding that changes nothing but the speed. A drafter
+// guesses the next few tokens; the target model runs the last token and the
+// guesses in one pass (Session::Verify), and each row is sampled as plain
+// decoding would sample it: a row's logits do not depend on the rest of the
+// batch (DESIGN.md contract 2) and a token's draw is keyed by its position
+// (sampler.h), so the row after an accepted guess gives exactly the token
+// plain decoding would have computed next. The guesses up to the first that
+// differs from it are kept, with the target's own token there; the cache
+// past them is truncated. So the tokens are those of Generate, bit for bit,
+// whatever the drafter guesses, and the cache ends as Generate leaves it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "base/status.h"
+#include "model/model.h"
+#include "runtime/generate.h"
+#include "runtime/sampler.h"
+#include "runtime/session.h"
+
+namespace trit::runtime {
+
+class Drafter {
+ public:
+  virtual ~Drafter() = default;
+  // Up to `max` (>= 1) tokens that may follow `context` (the sequence so
+  // far); fewer or none when it has no guess.
+  virtual Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) = 0;
+};
+
+// Prompt lookup: continues the latest earlier occurrence of the context's
+// last n tokens (n from max_ngram down to min_ngram) with what followed it
+// there. No second model; it pays off where answers repeat their input
+// (code edits, summaries, extraction).
+class PromptLookupDrafter final : public Drafter {
+ public:
+  PromptLookupDrafter(int32_t min_ngram = 2, int32_t max_ngram = 4) : min_ngram_(min_ngram), max_ngram_(max_ngram) {}
+  Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
+
+ private:
+  int32_t min_ngram_, max_ngram_;
+};
+
+// A smaller model of the same vocabulary guesses greedily on its own
+// session, whose cache follows the context (what the target accepted).
+class ModelDrafter final : public Drafter {
+ public:
+  // `model` must outlive the drafter.
+  static Expected<std::unique_ptr<ModelDrafter>> Create(const model::Model& model, const SessionOptions& options);
+  Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
+
+ private:
+  explicit ModelDrafter(std::unique_ptr<Session> session) : session_(std::move(session)) {}
+  std::unique_ptr<Session> session_;
+  std::vector<int32_t> cached_;  // the tokens of the draft session's cache
+};
+
+struct SpeculativeOptions {
+  int32_t draft_max = 8;  // most tokens drafted per pass; the length adapts below it
+};
+
+struct SpeculativeStats {
+  int64_t passes = 0;    // target passes after the prompt's
+  int64_t drafted = 0;   // tokens the drafter proposed
+  int64_t accepted = 0;  // of them, kept
+};
+
+// Generate's contract and tokens, with drafts verified in one pass.
+// `before`: the tokens the sequence holds ahead of `prompt` (the drafter
+// sees them as context).
+Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32_t> before,
+                                         std::span<const int32_t> prompt, Sampler& sampler,
+                                         const GenerateOptions& options, Drafter& drafter,
+                                         const SpeculativeOptions& spec, SpeculativeStats* stats);
+
+}  // namespace trit::runtime
