@@ -256,7 +256,13 @@ std::string RuleSet::UniqueName(std::string_view hint) {
   const auto taken = [&](const std::string& n) {
     return index_.count(n) > 0 || std::find(std::begin(kSharedNames), std::end(kSharedNames), n) != std::end(kSharedNames);
   };
-  for (int i = 2; taken(name); ++i) name = fmt::format("{}-{}", base, i);
+  if (!taken(name)) return name;
+  int& next = next_suffix_.try_emplace(base, 2).first->second;
+  for (;; ++next) {
+    name = fmt::format("{}-{}", base, next);
+    if (!taken(name)) break;
+  }
+  ++next;
   return name;
 }
 
