@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -71,6 +72,13 @@ uint64_t DefaultMemoryBudget() {
   return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size) / 4 * 3;
 }
 
+// The bundled model as a source named by its file ("stories260K"); nullopt when it is missing.
+std::optional<server::ModelSource> BundledSource() {
+  Expected<std::string> path = DefaultModelPath();
+  if (!path.ok()) return std::nullopt;
+  return server::ModelSource{std::filesystem::path(*path).stem().string(), *path};
+}
+
 // The models `trit serve` without MODEL offers: those present in the store,
 // and the bundled model unless the store has one of its name.
 std::vector<server::ModelSource> StoreCatalog(const store::ModelStore& models) {
@@ -78,11 +86,10 @@ std::vector<server::ModelSource> StoreCatalog(const store::ModelStore& models) {
   for (const store::StoreEntry& e : models.Scan()) {
     if (e.present) out.push_back({e.name, e.paths.model});
   }
-  if (Expected<std::string> bundled = DefaultModelPath(); bundled.ok()) {
-    std::string name = std::filesystem::path(*bundled).stem().string();
+  if (std::optional<server::ModelSource> bundled = BundledSource()) {
     const bool shadowed =
-        std::any_of(out.begin(), out.end(), [&](const server::ModelSource& m) { return m.name == name; });
-    if (!shadowed) out.push_back({std::move(name), *bundled});
+        std::any_of(out.begin(), out.end(), [&](const server::ModelSource& m) { return m.name == bundled->name; });
+    if (!shadowed) out.push_back(std::move(*bundled));
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   return out;
@@ -138,10 +145,8 @@ Expected<std::unique_ptr<server::ModelPool>> ServeStore(server::ModelPoolOptions
     }
   }
   // Requests that name no model go to the bundled one until one names a model.
-  std::string first = catalog.front().name;
-  if (Expected<std::string> bundled = DefaultModelPath(); bundled.ok()) {
-    first = std::filesystem::path(*bundled).stem().string();
-  }
+  const std::optional<server::ModelSource> bundled = BundledSource();
+  std::string first = bundled ? bundled->name : catalog.front().name;
   const std::string dir = models->dir();
   *banner = fmt::format(
       "the model store {} ({} models: {}; each loaded on its first request, at most {} at once{}; {} slots x {} "

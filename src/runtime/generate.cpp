@@ -4,6 +4,10 @@
 
 namespace trit::runtime {
 
+bool GenerateOptions::Ends(int32_t token) const {
+  return (eos_id.has_value() && token == *eos_id) || std::find(end_ids.begin(), end_ids.end(), token) != end_ids.end();
+}
+
 Expected<Generation> Generate(Session& session, std::span<const int32_t> prompt, Sampler& sampler,
                               const GenerateOptions& options) {
   if (prompt.empty()) return Error(ErrorCode::kInvalidArgument, "empty prompt");
@@ -20,9 +24,7 @@ Expected<Generation> Generate(Session& session, std::span<const int32_t> prompt,
     if (!logits.ok()) return logits.status();
     // The new token's position: everything the sequence holds before it.
     const int32_t next = sampler.Sample(logits->Row(0), history, session.Length(options.seq));
-    const bool is_end = (options.eos_id.has_value() && next == *options.eos_id) ||
-                        std::find(options.end_ids.begin(), options.end_ids.end(), next) != options.end_ids.end();
-    if (is_end) {
+    if (options.Ends(next)) {
       out.stop = StopReason::kEndOfSequence;
       return out;
     }

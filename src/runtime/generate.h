@@ -22,6 +22,9 @@ struct GenerateOptions {
   // next forward pass; returning false stops generation (kStopped).
   std::function<bool(int32_t token)> on_token;
   int32_t seq = 0;
+
+  // Whether `token` ends generation (eos_id or one of end_ids).
+  bool Ends(int32_t token) const;
 };
 
 enum class StopReason { kMaxTokens, kEndOfSequence, kStopped };

@@ -55,15 +55,6 @@ Expected<std::vector<int32_t>> ModelDrafter::Draft(std::span<const int32_t> cont
   return drafts;
 }
 
-namespace {
-
-bool IsEnd(const GenerateOptions& options, int32_t token) {
-  return (options.eos_id.has_value() && token == *options.eos_id) ||
-         std::find(options.end_ids.begin(), options.end_ids.end(), token) != options.end_ids.end();
-}
-
-}  // namespace
-
 Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32_t> before,
                                          std::span<const int32_t> prompt, Sampler& sampler,
                                          const GenerateOptions& options, Drafter& drafter,
@@ -88,7 +79,7 @@ Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32
   // Invariant at the top: `token` was sampled and is not in the cache; the
   // cache holds the prompt and every token emitted before it (as Generate's).
   for (;;) {
-    if (IsEnd(options, token)) {
+    if (options.Ends(token)) {
       out.stop = StopReason::kEndOfSequence;
       return out;
     }
@@ -127,7 +118,7 @@ Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32
       if (r == n_drafts || token != ids[r + 1]) break;
       // A draft confirmed: plain decoding emits it (it is already cached).
       if (stats != nullptr) ++stats->accepted;
-      const bool end = IsEnd(options, token);
+      const bool end = options.Ends(token);
       bool stopped = false;
       if (!end) {
         out.tokens.push_back(token);

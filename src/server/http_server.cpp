@@ -86,10 +86,8 @@ class LoadingReply final : public DeferredReply {
   ModelHandler then_;
 };
 
-// The "model" of a JSON request body ("" when absent or not a string).
-std::string ModelField(const std::string& body) {
-  const json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return {};
+// The "model" of a request body, a JSON object ("" when absent or not a string).
+std::string ModelField(const json& j) {
   auto it = j.find("model");
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
@@ -177,8 +175,9 @@ struct HttpServer::Impl {
   };
   HttpReply Generate(const ResidentModel& resident, ModelLease lease, CompletionRequest cr, Endpoint endpoint,
                      const Sender& sender);
-  HttpResponse Tokenize(const ServedModel& model, const std::string& body);
-  HttpResponse Detokenize(const ServedModel& model, const std::string& body);
+  // `j`: the request body, a JSON object.
+  HttpResponse Tokenize(const ServedModel& model, const json& j);
+  HttpResponse Detokenize(const ServedModel& model, const json& j);
   std::vector<ModelEntry> ModelEntries();
 };
 
@@ -223,13 +222,14 @@ HttpReply HttpServer::Impl::Handle(const HttpRequest& req) {
     if (path == "/tokenize" || path == "/detokenize") {
       if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
       const bool tokenize = path == "/tokenize";
-      return WithModel(ModelField(req.body), [this, tokenize, body = req.body](const ModelLease& m) -> HttpReply {
-        return tokenize ? Tokenize(*m->model, body) : Detokenize(*m->model, body);
+      auto body = std::make_shared<const json>(json::parse(req.body));
+      return WithModel(ModelField(*body), [this, tokenize, body](const ModelLease& m) -> HttpReply {
+        return tokenize ? Tokenize(*m->model, *body) : Detokenize(*m->model, *body);
       });
     }
     if (path == "/v1/embeddings") {
       if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
-      const std::string asked = ModelField(req.body);
+      const std::string asked = ModelField(json::parse(req.body));
       if (!asked.empty() && !models.Knows(asked)) return ErrorResponse(UnknownModel(asked, models.names()));
       return ErrorResponse(MakeError(400,
                                      fmt::format("model '{}' cannot make embeddings: it is a text-generation model "
@@ -386,8 +386,7 @@ HttpReply HttpServer::Impl::Generate(const ResidentModel& resident, ModelLease l
   return MakeCompletionReply(std::move(channels), std::move(reply));
 }
 
-HttpResponse HttpServer::Impl::Tokenize(const ServedModel& model, const std::string& body) {
-  const json j = json::parse(body);
+HttpResponse HttpServer::Impl::Tokenize(const ServedModel& model, const json& j) {
   auto content = j.find("content");
   if (content == j.end() || !content->is_string()) {
     return ErrorResponse(MakeError(400, "'content' must be a string", "invalid_request_error", "invalid_value", "content"));
@@ -415,8 +414,7 @@ HttpResponse HttpServer::Impl::Tokenize(const ServedModel& model, const std::str
   return Json(json{{"tokens", tokens}}.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
-HttpResponse HttpServer::Impl::Detokenize(const ServedModel& model, const std::string& body) {
-  const json j = json::parse(body);
+HttpResponse HttpServer::Impl::Detokenize(const ServedModel& model, const json& j) {
   auto tokens = j.find("tokens");
   if (tokens == j.end() || !tokens->is_array()) {
     return ErrorResponse(MakeError(400, "'tokens' must be an array of token ids", "invalid_request_error",

@@ -247,20 +247,20 @@ bool ModelPool::EvictOneLocked(const Entry* keep, std::vector<std::shared_ptr<Re
   unloaded->push_back(std::move(oldest->resident));
   oldest->resident = nullptr;
   oldest->bytes = 0;
-  if (metrics_ != nullptr) metrics_->CountModelUnload();
+  metrics_->CountModelUnload();
   return true;
 }
 
 Expected<std::shared_ptr<ResidentModel>> ModelPool::Load(const ModelSource& source,
-                                                         const std::vector<std::string>& aliases, uint64_t* bytes) {
+                                                         const std::vector<std::string>& aliases, uint64_t file_bytes,
+                                                         uint64_t* bytes) {
   Expected<std::unique_ptr<ServedModel>> model = LoadServedModel(source.path, options_.engine);
   if (!model.ok()) return model.status();
   (*model)->id = source.name;
   (*model)->aliases = aliases;
   Expected<std::unique_ptr<Scheduler>> scheduler = Scheduler::Create(**model, options_.scheduler, metrics_);
   if (!scheduler.ok()) return scheduler.status().WithContext(source.name);
-  std::error_code ec;
-  *bytes = std::filesystem::file_size(source.path, ec) + (*scheduler)->kv_bytes();
+  *bytes = file_bytes + (*scheduler)->kv_bytes();
   auto resident = std::make_shared<ResidentModel>();
   resident->model = std::move(model).value();
   resident->scheduler = std::move(scheduler).value();
@@ -315,19 +315,19 @@ void ModelPool::LoaderLoop() {
     uint64_t bytes = 0;
     const auto started = std::chrono::steady_clock::now();
     Expected<std::shared_ptr<ResidentModel>> loaded =
-        refused ? Expected<std::shared_ptr<ResidentModel>>(*refused) : Load(source, aliases, &bytes);
+        refused ? Expected<std::shared_ptr<ResidentModel>>(*refused) : Load(source, aliases, file_bytes, &bytes);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     lock.lock();
     entry = FindLocked(source.name);
     entry->load = nullptr;
     if (!loaded.ok()) {
-      if (metrics_ != nullptr && !refused) metrics_->CountModelLoadFailure();
+      if (!refused) metrics_->CountModelLoadFailure();
       lock.unlock();
       load->Finish(loaded.status());
       lock.lock();
       continue;
     }
-    if (metrics_ != nullptr) metrics_->CountModelLoad(seconds);
+    metrics_->CountModelLoad(seconds);
     entry->resident = std::move(loaded).value();
     entry->bytes = bytes;
     // Held for the waiters until they take their own; not a use itself (it

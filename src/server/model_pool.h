@@ -81,6 +81,7 @@ struct PoolListing {
 
 class ModelPool {
  public:
+  // `metrics` (not null; the schedulers count into it too) must outlive the pool.
   // Serves `model` alone, resident from the start and never unloaded
   // (`trit serve MODEL`); the options' aliases all name it.
   static Expected<std::unique_ptr<ModelPool>> ForModel(std::unique_ptr<ServedModel> model, ModelPoolOptions options,
@@ -146,8 +147,9 @@ class ModelPool {
   bool EvictOneLocked(const Entry* keep, std::vector<std::shared_ptr<ResidentModel>>* unloaded);
   uint64_t ResidentBytesLocked() const;
   int32_t ResidentCountLocked() const;
+  // `file_bytes`: the file's size, read before; *bytes: it plus the KV caches.
   Expected<std::shared_ptr<ResidentModel>> Load(const ModelSource& source, const std::vector<std::string>& aliases,
-                                               uint64_t* bytes);
+                                               uint64_t file_bytes, uint64_t* bytes);
 
   ModelPoolOptions options_;
   Metrics* metrics_;

@@ -4,7 +4,9 @@ each gets a well-formed answer. Used by tests/python/server_attack_test.py
 (against trit serve) and server_nginx_attack_test.py (through nginx)."""
 import json
 import re
+import resource
 import socket
+import threading
 import time
 
 
@@ -54,6 +56,53 @@ ROUTES = ["/v1/completions", "/v1/chat/completions", "/v1/models", "/v1/models/f
 METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD", "TRACE", "post", "GETT", "BREW"]
 BAD_UTF8 = [b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xe2\x82", b"\x80", b"\xf8\x88\x80\x80\x80",
             b"\xf4\x90\x80\x80", b"\xfe\xfe"]
+
+
+class IdleAndSlowClients:
+    """A context holding `n` connections to `port`, every other one with half
+    a request header sent, and on the first `slow` of them a slowloris
+    sender (a header byte a second). `closed` lists the slow ones the server
+    closed. The open-file limit is raised to hold them."""
+
+    def __init__(self, port, n=1000, slow=50):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < n + 1024:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (min(n + 1024, hard), hard))
+        self.port, self.n, self.slow = port, n, slow
+        self.held, self.closed, self.stop, self.drippers = [], [], threading.Event(), []
+
+    def _drip(self, sock):
+        for b in b"GET /health HTTP/1.1\r\nX-Slow: " + b"a" * 1000:
+            if self.stop.wait(1.0):
+                return
+            try:
+                sock.send(bytes([b]))
+            except OSError:
+                self.closed.append(sock)
+                return
+
+    def __enter__(self):
+        try:
+            for i in range(self.n):
+                s = socket.create_connection(("127.0.0.1", self.port))
+                if i % 2:
+                    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n")  # half a header
+                self.held.append(s)
+            self.drippers = [threading.Thread(target=self._drip, args=(s,)) for s in self.held[:self.slow]]
+            for t in self.drippers:
+                t.start()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        for t in self.drippers:
+            t.join()
+        for s in self.held:
+            s.close()
+        return False
 
 
 def timed(f):

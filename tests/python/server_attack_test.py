@@ -12,16 +12,14 @@ import http.client
 import json
 import os
 import random
-import resource
 import socket
 import sys
 import tempfile
-import threading
 import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_attacks import check_replies, mutated_requests, raw, timed  # noqa: E402
+from http_attacks import IdleAndSlowClients, check_replies, mutated_requests, raw, timed  # noqa: E402
 from trit_server import SLOW_MODEL_DIMS, TritServer, get, make_model, metric, server_test_args, wait_for  # noqa: E402
 
 ARGS = None
@@ -72,48 +70,16 @@ class AttackTest(unittest.TestCase):
 
     def test_a_thousand_idle_half_sent_and_slow_connections_stall_no_one(self):
         # Room for them all (the default limit, 512, would answer the rest 503).
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft < 2048:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (min(2048, hard), hard))
         server = self.serve("--max-connections", "1100")
-        held = []
-        try:
-            for i in range(1000):
-                s = socket.create_connection(("127.0.0.1", server.port))
-                if i % 2:
-                    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n")  # half a header
-                held.append(s)
-            # Slowloris: a header byte a second, each, on 50 of them.
-            stop = threading.Event()
-
-            def drip(sock):
-                for b in b"GET /health HTTP/1.1\r\nX-Slow: " + b"a" * 1000:
-                    if stop.wait(1.0):
-                        return
-                    try:
-                        sock.send(bytes([b]))
-                    except OSError:
-                        return
-
-            drippers = [threading.Thread(target=drip, args=(s,)) for s in held[:50]]
-            for t in drippers:
-                t.start()
-            try:
-                wait_for("the connections", lambda: metric(server.url, "trit_open_connections") >= 1000, timeout=20)
-                # Normal requests are served meanwhile, each within 2 s
-                # (a liveness bound: one takes milliseconds alone).
-                for _ in range(10):
-                    started = time.perf_counter()
-                    self.assertEqual(get(server.url + "/health")[0], 200)
-                    self.assert_still_serves(server)
-                    self.assertLess(time.perf_counter() - started, 2.0)
-            finally:
-                stop.set()
-                for t in drippers:
-                    t.join()
-        finally:
-            for s in held:
-                s.close()
+        with IdleAndSlowClients(server.port, n=1000, slow=50):
+            wait_for("the connections", lambda: metric(server.url, "trit_open_connections") >= 1000, timeout=20)
+            # Normal requests are served meanwhile, each within 2 s
+            # (a liveness bound: one takes milliseconds alone).
+            for _ in range(10):
+                started = time.perf_counter()
+                self.assertEqual(get(server.url + "/health")[0], 200)
+                self.assert_still_serves(server)
+                self.assertLess(time.perf_counter() - started, 2.0)
         self.assert_still_serves(server)
         wait_for("the connections to close", lambda: metric(server.url, "trit_open_connections") <= 2, timeout=20)
 

@@ -11,20 +11,18 @@ import http.client
 import json
 import os
 import random
-import resource
 import shutil
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import unittest
 import urllib.error
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from http_attacks import check_replies, mutated_requests, raw  # noqa: E402
+from http_attacks import IdleAndSlowClients, check_replies, mutated_requests, raw  # noqa: E402
 from trit_server import (SLOW_MODEL_DIMS, TritServer, get, make_model,
                          metric, nginx_conf, server_test_args, wait_for)  # noqa: E402
 
@@ -127,49 +125,16 @@ class NginxAttackTest(unittest.TestCase):
         return server, proxy
 
     def test_idle_half_sent_and_slowloris_connections_stall_no_one(self):
-        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-        if soft < 2048:
-            resource.setrlimit(resource.RLIMIT_NOFILE, (min(2048, hard), hard))
         server, proxy = self.front(self.fast_model)
-        held = []
-        stop = threading.Event()
-        closed = []
-
-        def drip(sock):
-            for b in b"GET /health HTTP/1.1\r\nX-Slow: " + b"a" * 1000:
-                if stop.wait(1.0):
-                    return
-                try:
-                    sock.send(bytes([b]))
-                except OSError:
-                    closed.append(sock)
-                    return
-
-        try:
-            for i in range(1000):
-                s = socket.create_connection(("127.0.0.1", proxy.port))
-                if i % 2:
-                    s.sendall(b"POST /v1/completions HTTP/1.1\r\nHost: x\r\n")
-                held.append(s)
-            drippers = [threading.Thread(target=drip, args=(s,)) for s in held[:50]]
-            for t in drippers:
-                t.start()
-            try:
-                for _ in range(10):
-                    started = time.perf_counter()
-                    status, body = completion(proxy.port)
-                    self.assertEqual(status, 200, body)
-                    self.assertLess(time.perf_counter() - started, 2.0)
-                # nginx closes a connection whose header is not in after client_header_timeout.
-                wait_for("nginx to close the slowloris connections", lambda: len(closed) == 50,
-                         timeout=HEADER_TIMEOUT + 15)
-            finally:
-                stop.set()
-                for t in drippers:
-                    t.join()
-        finally:
-            for s in held:
-                s.close()
+        with IdleAndSlowClients(proxy.port, n=1000, slow=50) as clients:
+            for _ in range(10):
+                started = time.perf_counter()
+                status, body = completion(proxy.port)
+                self.assertEqual(status, 200, body)
+                self.assertLess(time.perf_counter() - started, 2.0)
+            # nginx closes a connection whose header is not in after client_header_timeout.
+            wait_for("nginx to close the slowloris connections", lambda: len(clients.closed) == 50,
+                     timeout=HEADER_TIMEOUT + 15)
         self.assertEqual(completion(proxy.port)[0], 200)
 
     def test_two_thousand_mutated_requests_get_a_well_formed_answer(self):

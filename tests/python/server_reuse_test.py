@@ -19,17 +19,9 @@ import unittest
 import openai
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trit_server import TritServer, make_model, server_test_args  # noqa: E402
+from trit_server import TritServer, make_model, rss_kib, server_test_args  # noqa: E402
 
 ARGS = None
-
-
-def rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
 
 
 class ReuseTest(unittest.TestCase):

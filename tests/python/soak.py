@@ -16,6 +16,8 @@ import threading
 import time
 import urllib.request
 
+from trit_server import rss_kib
+
 KINDS = ("plain", "stream", "leave", "n2", "json", "bad_json", "unknown_model", "too_long")
 
 
@@ -79,14 +81,6 @@ def _one(port, kind, rng, model, long_prompt):
     return None if ok else f"{kind}: {r.status} (expected {expected}) {body[:200]}"
 
 
-def _rss_kib(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise RuntimeError("no VmRSS")
-
-
 def _open_connections(url):
     with urllib.request.urlopen(url + "/metrics", timeout=10) as r:
         for line in r.read().decode().splitlines():
@@ -101,7 +95,7 @@ def _quiet_sample(server):
     while _open_connections(server.url) > 1 and time.time() < deadline:
         time.sleep(0.1)
     time.sleep(0.2)
-    return _rss_kib(server.proc.pid), len(os.listdir(f"/proc/{server.proc.pid}/fd"))
+    return rss_kib(server.proc.pid), len(os.listdir(f"/proc/{server.proc.pid}/fd"))
 
 
 def _run_clients(server, seconds, clients, seed, model, long_prompt, counts, failures, lock):

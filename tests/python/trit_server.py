@@ -130,3 +130,12 @@ def wait_for(what, predicate, timeout=30, interval=0.05):
             return
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def rss_kib(pid):
+    """The resident memory of process `pid` in KiB (Linux)."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
