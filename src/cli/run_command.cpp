@@ -24,6 +24,7 @@
 #include "runtime/generate.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
+#include "runtime/draft_model.h"
 #include "runtime/speculative.h"
 #include "store/resolve.h"
 #include "tokenizer/tokenizer.h"
@@ -90,27 +91,12 @@ Status LoadDrafter(const RunOptions& opt, Loaded* l) {
   }
   Expected<std::string> path = store::ResolveModelArgument(opt.draft);
   if (!path.ok()) return path.status().WithContext("--draft");
-  Expected<gguf::File> file = gguf::File::Open(*path);
-  if (!file.ok()) return file.status().WithContext("--draft");
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*file);
-  if (!tok.ok()) return tok.status().WithContext("--draft " + *path);
-  const tokenizer::Vocab& target = l->tokenizer->vocab();
-  const tokenizer::Vocab& draft = (*tok)->vocab();
-  for (int32_t id = 0; id < std::max(target.size(), draft.size()); ++id) {
-    if (id < target.size() && id < draft.size() && target.text(id) == draft.text(id)) continue;
-    const auto show = [](const tokenizer::Vocab& v, int32_t i) {
-      return i < v.size() ? fmt::format("'{}'", v.text(i)) : std::string("none (the vocabulary ends)");
-    };
-    return Error(ErrorCode::kInvalidArgument,
-                 "--draft {}: its vocabulary differs from the model's at token {}: {} in the draft, {} in the model "
-                 "({} and {} tokens); a draft model must share the model's tokenizer",
-                 *path, id, show(draft, id), show(target, id), draft.size(), target.size());
-  }
-  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(*path);
-  if (!m.ok()) return m.status().WithContext("--draft " + *path);
+  Expected<std::unique_ptr<model::Model>> m = runtime::LoadDraftModel(*path, l->tokenizer->vocab());
+  if (!m.ok()) return m.status().WithContext("--draft");
   l->draft_model = std::move(m).value();
   runtime::SessionOptions so;
   so.n_ctx = l->session->n_ctx();
+  so.n_seq = 1;
   so.n_threads = l->session->n_threads();
   Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so);
   if (!drafter.ok()) return drafter.status();

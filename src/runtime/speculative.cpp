@@ -19,40 +19,24 @@ Expected<std::vector<int32_t>> PromptLookupDrafter::Draft(std::span<const int32_
   return std::vector<int32_t>();
 }
 
-Expected<std::unique_ptr<ModelDrafter>> ModelDrafter::Create(const model::Model& model, const SessionOptions& options) {
-  SessionOptions o = options;
-  o.n_seq = 1;
-  Expected<std::unique_ptr<Session>> session = Session::Create(model, o);
-  if (!session.ok()) return session.status().WithContext("draft model");
-  return std::unique_ptr<ModelDrafter>(new ModelDrafter(std::move(session).value()));
-}
+DraftPolicy::DraftPolicy(int32_t draft_max) : max_(std::max(1, draft_max)), length_(std::max(1, max_ / 2)) {}
 
-Expected<std::vector<int32_t>> ModelDrafter::Draft(std::span<const int32_t> context, int32_t max) {
-  std::vector<int32_t> drafts;
-  // Guesses need room in the draft model's context too; past it, none.
-  const int64_t room = session_->n_ctx() - static_cast<int64_t>(context.size());
-  max = static_cast<int32_t>(std::min<int64_t>(max, room));
-  if (max < 1 || context.empty()) return drafts;
-  // Keep what the cache shares with the context (the last token is always
-  // run again, for its logits), compute the rest.
-  size_t common = static_cast<size_t>(
-      std::mismatch(cached_.begin(), cached_.end(), context.begin(), context.end()).first - cached_.begin());
-  common = std::min(common, context.size() - 1);
-  if (Status s = session_->Truncate(0, static_cast<int64_t>(common)); !s.ok()) return s;
-  cached_.assign(context.begin(), context.begin() + static_cast<std::ptrdiff_t>(common));
-  Batch batch;
-  for (size_t i = common; i < context.size(); ++i) {
-    batch.Add(context[i], static_cast<int32_t>(i), 0, i + 1 == context.size());
+void DraftPolicy::Record(int32_t drafted, int32_t accepted) {
+  if (drafted <= 0) {
+    if (pause_ > 0) --pause_;
+    return;
   }
-  for (int32_t i = 0; i < max; ++i) {
-    Expected<Logits> logits = session_->Decode(batch);
-    if (!logits.ok()) return logits.status().WithContext("draft model");
-    cached_.insert(cached_.end(), batch.tokens.begin(), batch.tokens.end());
-    drafts.push_back(Argmax(logits->Row(0)));
-    batch = Batch();
-    batch.Add(drafts.back(), static_cast<int32_t>(session_->Length(0)), 0, true);
+  if (accepted > 0) backoff_ = 0;
+  if (accepted == drafted) {
+    length_ = std::min(max_, length_ + 2);
+  } else if (accepted > 0 || drafted > 1) {
+    length_ = accepted + 1;
+  } else {
+    // A single draft rejected: drafting costs more than it gives for now.
+    length_ = 1;
+    backoff_ = std::min(32, std::max(1, backoff_ * 2));
+    pause_ = backoff_;
   }
-  return drafts;
 }
 
 Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32_t> before,
@@ -75,7 +59,7 @@ Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32
   Expected<Logits> logits = session.Decode(batch);
   if (!logits.ok()) return logits.status();
   int32_t token = sampler.Sample(logits->Row(0), history, session.Length(seq));
-  int32_t draft_len = std::max(1, spec.draft_max / 2);
+  DraftPolicy policy(spec.draft_max);
   // Invariant at the top: `token` was sampled and is not in the cache; the
   // cache holds the prompt and every token emitted before it (as Generate's).
   for (;;) {
@@ -96,7 +80,7 @@ Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32
     // Room for the token and its drafts in the context; no more drafts than
     // tokens still wanted after the one the token's row gives.
     const int64_t room = session.n_ctx() - base - 1;
-    const int32_t k = static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({draft_len, left - 1, room})));
+    const int32_t k = static_cast<int32_t>(std::max<int64_t>(0, std::min<int64_t>({policy.Next(), left - 1, room})));
     std::vector<int32_t> ids{token};
     if (k > 0) {
       Expected<std::vector<int32_t>> drafts = drafter.Draft(context, k);
@@ -135,7 +119,7 @@ Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32
     }
     // The drafts from r on are not plain decoding's: drop them from the cache.
     if (Status s = session.Truncate(seq, base + static_cast<int64_t>(r) + 1); !s.ok()) return s;
-    draft_len = r == n_drafts ? std::min(spec.draft_max, draft_len + 2) : std::max<int32_t>(1, static_cast<int32_t>(r) + 1);
+    policy.Record(static_cast<int32_t>(n_drafts), static_cast<int32_t>(r));
   }
 }
 

@@ -16,7 +16,6 @@
 #include <vector>
 
 #include "base/status.h"
-#include "model/model.h"
 #include "runtime/generate.h"
 #include "runtime/sampler.h"
 #include "runtime/session.h"
@@ -44,22 +43,30 @@ class PromptLookupDrafter final : public Drafter {
   int32_t min_ngram_, max_ngram_;
 };
 
-// A smaller model of the same vocabulary guesses greedily on its own
-// session, whose cache follows the context (what the target accepted).
-class ModelDrafter final : public Drafter {
+// How many tokens to draft before the next pass. It starts at half of the
+// most, grows by two after a pass whose drafts were all kept, and after a
+// rejection falls to one more than the drafts kept. When even single drafts
+// are rejected, it pauses drafting for 1, 2, 4 ... up to 32 passes (reset by
+// any kept draft), so a drafter that never guesses right (a draft model's
+// time spent for nothing) costs a few percent at most.
+class DraftPolicy {
  public:
-  // `model` must outlive the drafter.
-  static Expected<std::unique_ptr<ModelDrafter>> Create(const model::Model& model, const SessionOptions& options);
-  Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
+  explicit DraftPolicy(int32_t draft_max);
+  // Tokens to draft now; 0 while pausing.
+  int32_t Next() const { return pause_ > 0 ? 0 : length_; }
+  // After a pass with `drafted` tokens drafted (0 when none were), of which
+  // `accepted` were kept.
+  void Record(int32_t drafted, int32_t accepted);
 
  private:
-  explicit ModelDrafter(std::unique_ptr<Session> session) : session_(std::move(session)) {}
-  std::unique_ptr<Session> session_;
-  std::vector<int32_t> cached_;  // the tokens of the draft session's cache
+  int32_t max_;
+  int32_t length_;
+  int32_t pause_ = 0;    // passes left without drafting
+  int32_t backoff_ = 0;  // the last pause's length; 0 after a kept draft
 };
 
 struct SpeculativeOptions {
-  int32_t draft_max = 8;  // most tokens drafted per pass; the length adapts below it
+  int32_t draft_max = 8;  // most tokens drafted per pass; DraftPolicy adapts below it
 };
 
 struct SpeculativeStats {

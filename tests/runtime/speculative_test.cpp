@@ -9,6 +9,7 @@
 #include <random>
 
 #include "model/model.h"
+#include "runtime/draft_model.h"
 #include "test_paths.h"
 
 namespace trit::testing {
@@ -220,6 +221,74 @@ TEST_F(SpeculativeTest, AFullContextEndsAsPlainDecodingEnds) {
       }
     }
   }
+}
+
+TEST(DraftPolicyTest, GrowsWhenRightFallsWhenWrongAndPausesWhenAlwaysWrong) {
+  runtime::DraftPolicy p(8);
+  EXPECT_EQ(p.Next(), 4);
+  p.Record(4, 4);
+  EXPECT_EQ(p.Next(), 6);
+  p.Record(6, 6);
+  p.Record(8, 8);
+  EXPECT_EQ(p.Next(), 8);  // at most draft_max
+  p.Record(8, 2);
+  EXPECT_EQ(p.Next(), 3);  // one past the drafts kept
+  p.Record(3, 0);
+  EXPECT_EQ(p.Next(), 1);
+  // A single draft rejected again and again: pauses of 1, 2, 4 ... 32 passes.
+  for (int32_t pause : {1, 2, 4, 8, 16, 32, 32}) {
+    p.Record(1, 0);
+    for (int32_t i = 0; i < pause; ++i) {
+      EXPECT_EQ(p.Next(), 0) << "pause " << pause << ", pass " << i;
+      p.Record(0, 0);
+    }
+    EXPECT_EQ(p.Next(), 1) << "after a pause of " << pause;
+  }
+  // A kept draft ends the back-off: the next rejection pauses one pass.
+  p.Record(1, 1);
+  EXPECT_EQ(p.Next(), 3);
+  p.Record(3, 0);
+  p.Record(1, 0);
+  EXPECT_EQ(p.Next(), 0);
+  p.Record(0, 0);
+  EXPECT_EQ(p.Next(), 1);
+}
+
+TEST_F(SpeculativeTest, DraftsForSeveralSequencesAreThoseOfEachAlone) {
+  const std::vector<std::vector<int32_t>> contexts = {
+      kPrompt, {1, 403, 407}, std::vector<int32_t>(kPrompt.begin(), kPrompt.begin() + 9)};
+  std::vector<std::vector<int32_t>> alone;
+  for (const auto& c : contexts) {
+    auto d = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 1, .n_threads = 1});
+    ASSERT_TRUE(d.ok());
+    alone.push_back((*d)->Draft(c, 5).value());
+    EXPECT_EQ(alone.back().size(), 5u);
+  }
+  auto many = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 3, .n_threads = 2});
+  ASSERT_TRUE(many.ok());
+  std::vector<runtime::ModelDrafter::Request> requests;
+  for (size_t i = 0; i < contexts.size(); ++i) requests.push_back({static_cast<int32_t>(2 - i), contexts[i], 5});
+  auto drafts = (*many)->DraftMany(requests);
+  ASSERT_TRUE(drafts.ok()) << drafts.status().message();
+  EXPECT_EQ(*drafts, alone);
+  // Again after the contexts moved on (caches kept where they agree, cut
+  // where they do not): still the drafts of a fresh drafter.
+  std::vector<std::vector<int32_t>> moved = {kPrompt, {1, 403, 407, 261, 378}, {1, 2, 3}};
+  moved[0].push_back(alone[0][0]);
+  requests.clear();
+  for (size_t i = 0; i < moved.size(); ++i) requests.push_back({static_cast<int32_t>(2 - i), moved[i], 3});
+  drafts = (*many)->DraftMany(requests);
+  ASSERT_TRUE(drafts.ok()) << drafts.status().message();
+  for (size_t i = 0; i < moved.size(); ++i) {
+    auto fresh = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 1, .n_threads = 1});
+    ASSERT_TRUE(fresh.ok());
+    EXPECT_EQ((*drafts)[i], (*fresh)->Draft(moved[i], 3).value()) << i;
+  }
+  // A sequence asked twice, or out of range, is refused.
+  requests = {{1, kPrompt, 2}, {1, kPrompt, 2}};
+  EXPECT_FALSE((*many)->DraftMany(requests).ok());
+  requests = {{3, kPrompt, 2}};
+  EXPECT_FALSE((*many)->DraftMany(requests).ok());
 }
 
 TEST(PromptLookupDrafterTest, ContinuesTheLatestEarlierOccurrence) {

@@ -1,0 +1,52 @@
+// A draft model for speculative decoding (speculative.h): loading one whose
+// vocabulary is the target's, token for token (else its guesses would mean
+// other text), and drafting with it greedily for one or several sequences.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "model/model.h"
+#include "runtime/session.h"
+#include "runtime/speculative.h"
+#include "tokenizer/vocab.h"
+
+namespace trit::runtime {
+
+// Loads the GGUF file at `path` as a draft for a model of vocabulary
+// `target`. A vocabulary that differs is kInvalidArgument naming the first
+// token that differs.
+Expected<std::unique_ptr<model::Model>> LoadDraftModel(const std::string& path, const tokenizer::Vocab& target);
+
+// Guesses greedily on its own session, one sequence of it per sequence of
+// the target (a server's slots share one draft model); each sequence's cache
+// follows the context it was last asked about, so only new tokens are run.
+class ModelDrafter final : public Drafter {
+ public:
+  // `model` must outlive the drafter; options.n_seq sequences.
+  static Expected<std::unique_ptr<ModelDrafter>> Create(const model::Model& model, const SessionOptions& options);
+
+  // Drafts on sequence 0.
+  Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
+
+  struct Request {
+    int32_t seq = 0;                    // the draft session's sequence
+    std::span<const int32_t> context;   // the sequence so far
+    int32_t max = 0;                    // most tokens wanted
+  };
+  // The drafts of several sequences (each at most once), computed in one
+  // batched pass per drafted position. Row logits do not depend on the
+  // batch, so each gets the tokens it would get alone.
+  Expected<std::vector<std::vector<int32_t>>> DraftMany(std::span<const Request> requests);
+
+ private:
+  explicit ModelDrafter(std::unique_ptr<Session> session);
+  std::unique_ptr<Session> session_;
+  std::vector<std::vector<int32_t>> cached_;  // per sequence: the tokens its cache holds
+};
+
+}  // namespace trit::runtime
