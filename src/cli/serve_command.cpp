@@ -24,6 +24,7 @@
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
 #include "cli/format_util.h"
+#include "runtime/draft_model.h"
 #include "server/api_keys.h"
 #include "server/http_server.h"
 #include "server/model_pool.h"
@@ -55,6 +56,9 @@ struct ServeOptions {
   int32_t max_models = 2;
   std::string memory_budget = "auto";
   bool store_flags_given = false;  // --max-models or --memory-budget
+  std::string spec = "none";  // --spec: none or lookup
+  std::string draft;          // --draft MODEL
+  int32_t draft_max = 8;      // --draft-max
 };
 
 // --alias NAME or NAME=MODEL: (alias, model); model is empty for NAME alone.
@@ -96,8 +100,10 @@ std::vector<server::ModelSource> StoreCatalog(const store::ModelStore& models) {
 }
 
 // The pool of `trit serve MODEL`: that model, loaded now.
+// `draft` receives the --draft model, which must outlive the pool.
 Expected<std::unique_ptr<server::ModelPool>> ServeOneModel(const ServeOptions& opt, server::ModelPoolOptions po,
-                                                          server::Metrics* metrics, std::string* banner) {
+                                                          server::Metrics* metrics, std::string* banner,
+                                                          std::unique_ptr<model::Model>* draft) {
   Expected<std::string> path = store::ResolveModelArgument(opt.model);  // a path, a store name or a URL
   if (!path.ok()) return path.status();
   Expected<std::unique_ptr<server::ServedModel>> model = server::LoadServedModel(*path, opt.engine);
@@ -108,12 +114,24 @@ Expected<std::unique_ptr<server::ModelPool>> ServeOneModel(const ServeOptions& o
                    (*model)->id);
     }
   }
+  std::string spec;
+  if (!opt.draft.empty()) {
+    Expected<std::string> draft_path = store::ResolveModelArgument(opt.draft);
+    if (!draft_path.ok()) return draft_path.status().WithContext("--draft");
+    Expected<std::unique_ptr<model::Model>> m = runtime::LoadDraftModel(*draft_path, (*model)->tokenizer->vocab());
+    if (!m.ok()) return m.status().WithContext("--draft");
+    *draft = std::move(m).value();
+    po.scheduler.draft_model = draft->get();
+    spec = fmt::format(", drafts by {}", *draft_path);
+  } else if (po.scheduler.spec_lookup) {
+    spec = ", drafts by prompt lookup";
+  }
   const bool chat = (*model)->prompt_builder->chat();
   Expected<std::unique_ptr<server::ModelPool>> pool = server::ModelPool::ForModel(std::move(model).value(), po, metrics);
   if (!pool.ok()) return pool.status();
   const int64_t n_ctx = (*pool)->Acquire("").lease->scheduler->n_ctx();
-  *banner = fmt::format("{} ({}, {} slots x {} tokens", *path, chat ? "chat template" : "no chat template",
-                        po.scheduler.n_slots, n_ctx);
+  *banner = fmt::format("{} ({}, {} slots x {} tokens{}", *path, chat ? "chat template" : "no chat template",
+                        po.scheduler.n_slots, n_ctx, spec);
   return pool;
 }
 
@@ -220,6 +238,15 @@ int RunServe(const ServeOptions& opt) {
                "with MODEL, that one model is served");
     return kExitUsage;
   }
+  if (opt.spec == "lookup" && !opt.draft.empty()) {
+    PrintError("--spec lookup and --draft MODEL are two drafters: choose one");
+    return kExitUsage;
+  }
+  if (opt.model.empty() && !opt.draft.empty()) {
+    PrintError("--draft MODEL drafts for one model: name the MODEL to serve (serving the model store, "
+               "--spec lookup drafts for every model)");
+    return kExitUsage;
+  }
   Expected<server::ApiKeys> api_keys = LoadApiKeys(opt);
   if (!api_keys.ok()) {
     PrintError(api_keys.status().message());
@@ -245,6 +272,8 @@ int RunServe(const ServeOptions& opt) {
   so.prefill_chunk = opt.prefill_chunk;
   so.n_ctx = opt.ctx;
   so.reuse_prompts = !opt.no_prompt_reuse;
+  so.spec_lookup = opt.spec == "lookup";
+  so.draft_max = opt.draft_max;
   so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // SIGINT/SIGTERM are taken by one thread (sigwait) that stops the server;
   // they are blocked before any other thread starts, so all inherit that.
@@ -255,10 +284,11 @@ int RunServe(const ServeOptions& opt) {
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   server::Metrics metrics;
+  std::unique_ptr<model::Model> draft_model;  // --draft: outlives the pool
   for (const std::string& label : api_keys->labels()) metrics.DeclareKey(label);
   std::string banner;
   Expected<std::unique_ptr<server::ModelPool>> pool =
-      opt.model.empty() ? ServeStore(po, &metrics, &banner) : ServeOneModel(opt, po, &metrics, &banner);
+      opt.model.empty() ? ServeStore(po, &metrics, &banner) : ServeOneModel(opt, po, &metrics, &banner, &draft_model);
   if (!pool.ok()) {
     PrintError(pool.status().message());
     return pool.status().code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
@@ -380,6 +410,19 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_flag("--no-prompt-reuse", opt->no_prompt_reuse,
                 "Compute every prompt in full, even where a slot's cache already holds its start (answers are the "
                 "same either way; for comparisons)");
+  app->add_option("--spec", opt->spec,
+                  "Speculative decoding in every slot: 'lookup' drafts by continuing n-grams already in the "
+                  "context (no second model); answers are those of plain decoding, bit for bit, only sooner. A "
+                  "request may opt out with \"speculative\": false")
+      ->default_val("none")
+      ->check(CLI::IsMember({"none", "lookup"}));
+  app->add_option("--draft", opt->draft,
+                  "Speculative decoding with a draft model (a path or store name) of the same vocabulary, one "
+                  "shared by the slots; answers unchanged")
+      ->check([](const std::string& v) { return v.empty() ? std::string("--draft needs a model") : std::string(); });
+  app->add_option("--draft-max", opt->draft_max, "Most tokens drafted per slot and step (the length adapts below it)")
+      ->default_val(8)
+      ->check(CLI::Range(1, 64));
   app->add_flag("--no-webui", opt->no_webui,
                 "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(
@@ -388,6 +431,7 @@ Command AddServeCommand(CLI::App& parent) {
       "  trit serve model.gguf --api-key-file keys.txt   # keys.txt: 'alice sk-...' per line\n"
       "  trit serve model.gguf --alias gpt-4o-mini        # clients that send that name get this model\n"
       "  trit serve --max-models 2 --alias gpt-4o-mini=qwen2.5-0.5b   # the store's models, loaded on demand\n"
+      "  trit serve model.gguf --spec lookup             # the same answers, sooner where they quote the prompt\n"
       "  curl http://127.0.0.1:8080/v1/chat/completions -H 'Content-Type: application/json' \\\n"
       "       -d '{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":32}'");
   return {app, [opt, max_models, memory_budget] {

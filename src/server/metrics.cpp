@@ -87,6 +87,13 @@ void Metrics::CountCancelled(const std::string& stage) {
   ++cancelled_[stage];
 }
 
+void Metrics::CountSpeculation(int64_t drafted, int64_t accepted) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++spec_passes_;
+  spec_drafted_ += static_cast<uint64_t>(drafted);
+  spec_accepted_ += static_cast<uint64_t>(accepted);
+}
+
 std::string Metrics::Render(const Gauges& gauges) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
@@ -105,6 +112,15 @@ std::string Metrics::Render(const Gauges& gauges) const {
   out += "# HELP trit_prompt_tokens_total Prompt tokens of finished generation requests.\n";
   out += "# TYPE trit_prompt_tokens_total counter\n";
   out += fmt::format("trit_prompt_tokens_total {}\n", prompt_tokens_);
+  out += "# HELP trit_speculative_passes_total Slot steps that checked drafted tokens (speculative decoding).\n";
+  out += "# TYPE trit_speculative_passes_total counter\n";
+  out += fmt::format("trit_speculative_passes_total {}\n", spec_passes_);
+  out += "# HELP trit_speculative_drafted_tokens_total Tokens drafted and checked by speculative decoding.\n";
+  out += "# TYPE trit_speculative_drafted_tokens_total counter\n";
+  out += fmt::format("trit_speculative_drafted_tokens_total {}\n", spec_drafted_);
+  out += "# HELP trit_speculative_accepted_tokens_total Drafted tokens that were the model's own (kept).\n";
+  out += "# TYPE trit_speculative_accepted_tokens_total counter\n";
+  out += fmt::format("trit_speculative_accepted_tokens_total {}\n", spec_accepted_);
   out += "# HELP trit_generated_tokens_total Tokens generated.\n";
   out += "# TYPE trit_generated_tokens_total counter\n";
   out += fmt::format("trit_generated_tokens_total {}\n", generated_tokens_);

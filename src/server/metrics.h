@@ -55,6 +55,9 @@ class Metrics {
   // A request whose client left (or that was cancelled) before its end, by
   // where it was: "queued", "prefill" (its prompt being computed) or "generating".
   void CountCancelled(const std::string& stage);
+  // A step in which a slot checked `drafted` (>= 1) speculated tokens, of
+  // which `accepted` were the model's own.
+  void CountSpeculation(int64_t drafted, int64_t accepted);
 
   std::string Render(const Gauges& gauges) const;
 
@@ -75,6 +78,9 @@ class Metrics {
   uint64_t model_unloads_ = 0;
   uint64_t model_load_failures_ = 0;
   std::map<std::string, uint64_t> cancelled_;  // by stage
+  uint64_t spec_passes_ = 0;
+  uint64_t spec_drafted_ = 0;
+  uint64_t spec_accepted_ = 0;
 };
 
 }  // namespace trit::server

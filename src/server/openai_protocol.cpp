@@ -198,11 +198,11 @@ std::optional<ApiError> ReadPrompt(const json& body, CompletionRequest* out) {
 
 // The request fields each endpoint reads. OpenAI's own, plus the llama.cpp
 // server's sampling fields that clients of local servers send (top_k, min_p,
-// repeat_penalty, ignore_eos, grammar).
+// repeat_penalty, ignore_eos, grammar), and trit's "speculative".
 constexpr std::string_view kCommonFields[] = {
     "model", "stream", "stream_options", "temperature", "top_p", "presence_penalty", "frequency_penalty",
     "max_tokens", "n", "seed", "stop", "logit_bias", "logprobs", "top_k", "min_p", "repeat_penalty",
-    "ignore_eos", "grammar"};
+    "ignore_eos", "grammar", "speculative"};
 constexpr std::string_view kChatFields[] = {"messages",        "max_completion_tokens", "top_logprobs", "response_format",
                                             "tools",           "tool_choice",           "parallel_tool_calls"};
 constexpr std::string_view kCompletionFields[] = {"prompt", "echo", "best_of"};
@@ -468,6 +468,7 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
   if (auto e = ReadInt(j, "top_k", 0, INT32_MAX, &top_k)) return e;
   s.top_k = static_cast<int32_t>(top_k.value_or(0));
   if (auto e = ReadBool(j, "ignore_eos", &p.ignore_eos)) return e;
+  if (auto e = ReadBool(j, "speculative", &p.speculative)) return e;
   if (auto e = ReadStop(j, &p.stop)) return e;
   if (auto e = ReadLogitBias(j, &p.logit_bias)) return e;
   if (endpoint == Endpoint::kCompletions) {

@@ -24,6 +24,10 @@ struct GenerationParams {
   int64_t max_tokens = -1;  // < 0: until the context is full
   std::vector<std::string> stop;
   bool ignore_eos = false;    // keep going past end-of-generation tokens (benchmarks)
+  // false: no speculative decoding for this request where the server drafts
+  // ("speculative": false). The answer is the same either way; this only
+  // spares the drafting work (for answers known not to repeat anything).
+  bool speculative = true;
   int32_t top_logprobs = -1;  // < 0: no logprobs; otherwise 0..20 alternatives per token
   // Added to a token's logit before sampling (OpenAI's logit_bias: -100..100).
   std::vector<std::pair<int32_t, float>> logit_bias;

@@ -37,6 +37,7 @@ struct Scheduler::Slot {
   std::unique_ptr<tokenizer::StreamingDecoder> decoder;
   std::unique_ptr<StopMatcher> stops;
   Clock::time_point last_token;
+  runtime::DraftPolicy draft_policy{1};  // set at admission
 
   bool prefilling() const { return n_prefilled < job->prompt.size(); }
 };
@@ -65,6 +66,10 @@ Expected<std::unique_ptr<Scheduler>> Scheduler::Create(const ServedModel& model,
   if (options.prefill_chunk < 1) {
     return Error(ErrorCode::kInvalidArgument, "prefill chunk {}: expected at least 1", options.prefill_chunk);
   }
+  if (options.draft_max < 1) return Error(ErrorCode::kInvalidArgument, "--draft-max {}: expected at least 1", options.draft_max);
+  if (options.spec_lookup && options.draft_model != nullptr) {
+    return Error(ErrorCode::kInvalidArgument, "prompt lookup and a draft model are two drafters: choose one");
+  }
   runtime::SessionOptions so;
   // A model's trained context can be 128K tokens; each slot holds a whole
   // context of KV cache, so the default is capped (--ctx raises it).
@@ -74,6 +79,15 @@ Expected<std::unique_ptr<Scheduler>> Scheduler::Create(const ServedModel& model,
   Expected<std::unique_ptr<runtime::Session>> session = model.engine->CreateSession(*model.model, so);
   if (!session.ok()) return session.status();
   std::unique_ptr<Scheduler> s(new Scheduler(model, options, metrics, std::move(session).value()));
+  if (options.spec_lookup) s->drafter_ = std::make_unique<runtime::PromptLookupDrafter>();
+  if (options.draft_model != nullptr) {
+    runtime::SessionOptions ds = so;
+    ds.n_ctx = s->session_->n_ctx();
+    Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*options.draft_model, ds);
+    if (!drafter.ok()) return drafter.status();
+    s->model_drafter_ = drafter->get();
+    s->drafter_ = std::move(drafter).value();
+  }
   s->running_ = true;
   s->thread_ = std::thread([p = s.get()] { p->Loop(); });
   return s;
@@ -339,6 +353,7 @@ void Scheduler::Admit(std::unique_ptr<Job> job, int32_t seq) {
   slot.n_reused = keep;
   slot.last_admitted = admissions_;
   slot.n_generated = 0;
+  slot.draft_policy = runtime::DraftPolicy(options_.draft_max);
   const GenerationParams& params = job->params;
   slot.sampler = std::make_unique<runtime::ConstrainedSampler>(
       params.sampling, runtime::Constraints{params.logit_bias, params.grammar},
@@ -356,14 +371,37 @@ void Scheduler::Step() {
       Finish(*slot, FinishReason::kCancelled);
     }
   }
+  // The logits rows of each slot that samples this step: a generating
+  // slot's token and drafts, or a prompt's last token.
+  struct Rows {
+    Slot* slot;
+    int64_t first = 0;  // its first row
+    int64_t base = 0;   // the cache position of its first row's token
+    std::vector<int32_t> drafts;
+    bool generating = false;
+  };
+  std::vector<Rows> groups;
   runtime::Batch batch;
-  std::vector<Slot*> row_slots;  // the slot of each logits row, in order
-  // Generating slots first: each feeds the token it sampled last.
+  // Generating slots first: each feeds the token it sampled last, and the
+  // tokens drafted to follow it.
+  std::vector<Slot*> generating;
   for (auto& slot : slots_) {
-    if (slot->job == nullptr || slot->prefilling()) continue;
-    const int32_t pos = static_cast<int32_t>(session_->Length(slot->seq));
-    batch.Add(slot->history.back(), pos, slot->seq, true);
-    row_slots.push_back(slot.get());
+    if (slot->job != nullptr && !slot->prefilling()) generating.push_back(slot.get());
+  }
+  Expected<std::vector<std::vector<int32_t>>> drafts = Drafts(generating);
+  if (!drafts.ok()) {
+    for (Slot* slot : generating) Finish(*slot, FinishReason::kError, drafts.status().message());
+    generating.clear();
+    drafts = std::vector<std::vector<int32_t>>();
+  }
+  for (size_t i = 0; i < generating.size(); ++i) {
+    Slot& slot = *generating[i];
+    const int64_t base = session_->Length(slot.seq);
+    groups.push_back({&slot, static_cast<int64_t>(batch.logit_rows.size()), base, std::move((*drafts)[i]), true});
+    batch.Add(slot.history.back(), static_cast<int32_t>(base), slot.seq, true);
+    for (size_t d = 0; d < groups.back().drafts.size(); ++d) {
+      batch.Add(groups.back().drafts[d], static_cast<int32_t>(base + 1 + static_cast<int64_t>(d)), slot.seq, true);
+    }
   }
   // Then prompt chunks, up to prefill_chunk tokens in all, oldest slot first.
   int64_t budget = options_.prefill_chunk;
@@ -374,15 +412,15 @@ void Scheduler::Step() {
     for (size_t i = 0; i < n; ++i) {
       const size_t k = slot->n_prefilled + i;
       const bool last = k + 1 == prompt.size();
+      if (last) groups.push_back({slot.get(), static_cast<int64_t>(batch.logit_rows.size()), static_cast<int64_t>(k), {}, false});
       batch.Add(prompt[k], static_cast<int32_t>(k), slot->seq, last);
-      if (last) row_slots.push_back(slot.get());
     }
     slot->n_prefilled += n;
     budget -= static_cast<int64_t>(n);
   }
   if (batch.size() == 0) return;
   // Logits rows follow the order of Add calls with want_logits, which is
-  // the order of row_slots (generating slots, then completed prompts).
+  // the order of `groups`.
   Expected<runtime::Logits> logits = session_->Decode(batch);
   if (!logits.ok()) {
     for (auto& slot : slots_) {
@@ -391,32 +429,89 @@ void Scheduler::Step() {
     return;
   }
   // Each slot's sampler is its own (its own seed, its own history), so the
-  // rows are sampled in parallel on the session's threads, then handled in
-  // row order on this one.
-  const int64_t n_rows = static_cast<int64_t>(row_slots.size());
-  std::vector<Expected<int32_t>> tokens(row_slots.size(), 0);
+  // slots' first rows are sampled in parallel on the session's threads,
+  // then handled in order on this one.
+  const int64_t n_groups = static_cast<int64_t>(groups.size());
+  std::vector<Expected<int32_t>> tokens(groups.size(), 0);
   const auto sample = [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      Slot& slot = *row_slots[static_cast<size_t>(r)];
+    for (int64_t g = begin; g < end; ++g) {
+      Slot& slot = *groups[static_cast<size_t>(g)].slot;
       // slot.history is the whole sequence (prompt and tokens so far): the
       // new token's position is its length, whatever the cache reused.
-      tokens[static_cast<size_t>(r)] =
-          slot.sampler->Sample(logits->Row(r), slot.history, static_cast<int64_t>(slot.history.size()));
+      tokens[static_cast<size_t>(g)] = slot.sampler->Sample(logits->Row(groups[static_cast<size_t>(g)].first),
+                                                            slot.history, static_cast<int64_t>(slot.history.size()));
     }
   };
-  if (n_rows == 1) {
+  if (n_groups == 1) {
     sample(0, 1);
   } else {
-    session_->pool().ParallelFor(n_rows, sample);
+    session_->pool().ParallelFor(n_groups, sample);
     session_->pool().Release();
   }
-  for (size_t r = 0; r < row_slots.size(); ++r) {
-    if (!tokens[r].ok()) {
-      Finish(*row_slots[r], FinishReason::kError, tokens[r].status().message());
+  for (size_t g = 0; g < groups.size(); ++g) {
+    Rows& rows = groups[g];
+    Slot& slot = *rows.slot;
+    // Row r gives the token after the draft before it; while that token is
+    // the draft at r, the next row follows what plain decoding would have
+    // fed, so it is sampled too (with the sampler's state after the token).
+    Expected<int32_t> token = std::move(tokens[g]);
+    size_t r = 0;
+    int32_t accepted = 0;
+    for (;;) {
+      if (!token.ok()) {
+        Finish(slot, FinishReason::kError, token.status().message());
+        break;
+      }
+      HandleToken(slot, logits->Row(rows.first + static_cast<int64_t>(r)), *token);
+      const bool kept = r < rows.drafts.size() && *token == rows.drafts[r];
+      if (kept) ++accepted;
+      if (!kept || slot.job == nullptr) break;
+      ++r;
+      token = slot.sampler->Sample(logits->Row(rows.first + static_cast<int64_t>(r)), slot.history,
+                                   static_cast<int64_t>(slot.history.size()));
+    }
+    if (!rows.drafts.empty()) {
+      // The cache keeps the fed token and the drafts before row r's token,
+      // as plain decoding's would hold them; the rest were not its tokens.
+      TRIT_CHECK(session_->Truncate(slot.seq, rows.base + 1 + static_cast<int64_t>(r)).ok());
+      metrics_->CountSpeculation(static_cast<int64_t>(rows.drafts.size()), accepted);
+    }
+    if (rows.generating) slot.draft_policy.Record(static_cast<int32_t>(rows.drafts.size()), accepted);
+  }
+}
+
+Expected<std::vector<std::vector<int32_t>>> Scheduler::Drafts(const std::vector<Slot*>& slots) {
+  std::vector<std::vector<int32_t>> out(slots.size());
+  if (drafter_ == nullptr) return out;
+  std::vector<runtime::ModelDrafter::Request> requests;
+  std::vector<size_t> asked;  // the slot of each request
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const Slot& slot = *slots[i];
+    if (!slot.job->params.speculative) continue;
+    // Room for the fed token and the drafts in the context, and no more
+    // drafts than tokens still wanted after the one the fed token's row gives.
+    const int64_t base = session_->Length(slot.seq);
+    int64_t k = std::min<int64_t>(slot.draft_policy.Next(), session_->n_ctx() - base - 1);
+    if (slot.job->params.max_tokens >= 0) k = std::min(k, slot.job->params.max_tokens - slot.n_generated - 1);
+    if (k <= 0) continue;
+    if (model_drafter_ == nullptr) {
+      Expected<std::vector<int32_t>> d = drafter_->Draft(slot.history, static_cast<int32_t>(k));
+      if (!d.ok()) return d.status();
+      out[i] = std::move(d).value();
+      out[i].resize(std::min<size_t>(out[i].size(), static_cast<size_t>(k)));
       continue;
     }
-    HandleToken(*row_slots[r], logits->Row(static_cast<int64_t>(r)), *tokens[r]);
+    requests.push_back({slot.seq, slot.history, static_cast<int32_t>(k)});
+    asked.push_back(i);
   }
+  if (requests.empty()) return out;
+  Expected<std::vector<std::vector<int32_t>>> drafts = model_drafter_->DraftMany(requests);
+  if (!drafts.ok()) return drafts.status();
+  for (size_t q = 0; q < asked.size(); ++q) {
+    out[asked[q]] = std::move((*drafts)[q]);
+    out[asked[q]].resize(std::min<size_t>(out[asked[q]].size(), static_cast<size_t>(requests[q].max)));
+  }
+  return out;
 }
 
 void Scheduler::HandleToken(Slot& slot, std::span<const float> logits, int32_t token) {
@@ -475,8 +570,10 @@ void Scheduler::HandleToken(Slot& slot, std::span<const float> logits, int32_t t
     return;
   }
   const bool max_reached = params.max_tokens >= 0 && slot.n_generated >= params.max_tokens;
-  // The sampled token is fed at the next step: it needs one more cache entry.
-  const bool context_full = session_->Length(slot.seq) >= session_->n_ctx();
+  // The sampled token is fed at the next step: it needs one more cache
+  // entry. The cache holds the history but its last token (drafts past
+  // them, if any, are dropped after this step).
+  const bool context_full = static_cast<int64_t>(slot.history.size()) - 1 >= session_->n_ctx();
   if (max_reached || context_full) {
     slot.stops->Append(slot.decoder->Flush());
     event.text = slot.stops->Take(/*final=*/true);

@@ -21,7 +21,10 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/model.h"
+#include "runtime/draft_model.h"
 #include "runtime/session.h"
+#include "runtime/speculative.h"
 #include "server/metrics.h"
 #include "server/request_channel.h"
 #include "server/served_model.h"
@@ -38,6 +41,15 @@ struct SchedulerOptions {
   // (a chat resending its history) starts from them instead of computing
   // them again (see Admit). The answer is the same bits either way.
   bool reuse_prompts = true;
+  // Speculative decoding (runtime/speculative.h): a generating slot feeds
+  // its last token with tokens drafted after it, all checked in the step's
+  // one pass; each slot keeps the drafts its sampler would have produced.
+  // Answers are unchanged, bit for bit. Prompt lookup, or a draft model of
+  // the same vocabulary (it must outlive the scheduler; one session of it,
+  // a sequence per slot, drafts for every slot in batched passes).
+  bool spec_lookup = false;
+  const model::Model* draft_model = nullptr;
+  int32_t draft_max = 8;  // most tokens drafted per slot and step
 };
 
 enum class SubmitResult { kAccepted, kQueueFull, kInvalid, kShuttingDown };
@@ -129,6 +141,9 @@ class Scheduler {
   // each step and before a submission is counted against the queue.
   void DropCancelledJobs();
   void Step();
+  // The drafts of each generating slot in `slots` for this step (none for
+  // a slot whose request opted out, or while its DraftPolicy pauses).
+  Expected<std::vector<std::vector<int32_t>>> Drafts(const std::vector<Slot*>& slots);
   // `token` was sampled from `logits` by the slot's sampler.
   void HandleToken(Slot& slot, std::span<const float> logits, int32_t token);
   void Finish(Slot& slot, FinishReason reason, const std::string& error = {});
@@ -138,6 +153,9 @@ class Scheduler {
   Metrics* metrics_;
   std::unique_ptr<runtime::Session> session_;
   std::vector<std::unique_ptr<Slot>> slots_;  // slot i uses sequence i
+  // Speculative decoding's drafter (options_.spec_lookup or draft_model); null: none.
+  std::unique_ptr<runtime::Drafter> drafter_;
+  runtime::ModelDrafter* model_drafter_ = nullptr;  // drafter_ when it is a draft model
 
   mutable std::mutex mutex_;  // guards pending_, stop_, active_count_
   std::condition_variable wake_;
