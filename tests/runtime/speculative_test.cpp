@@ -6,8 +6,14 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
+#include <span>
 
+#include <unistd.h>
+
+#include "convert/quantize_file.h"
+#include "formats/gguf/reader.h"
 #include "model/model.h"
 #include "runtime/draft_model.h"
 #include "test_paths.h"
@@ -72,19 +78,20 @@ class SpeculativeTest : public ::testing::Test {
   }
   // Generate's answer, and the cache length it leaves.
   Generation Plain(const SamplerOptions& so, const runtime::GenerateOptions& go, int64_t* cached,
-                   int64_t n_ctx = 0) {
+                   int64_t n_ctx = 0, std::span<const int32_t> prompt = kPrompt) {
     auto session = NewSession(n_ctx);
     runtime::Sampler sampler(so);
-    Expected<Generation> g = runtime::Generate(*session, kPrompt, sampler, go);
+    Expected<Generation> g = runtime::Generate(*session, prompt, sampler, go);
     EXPECT_TRUE(g.ok()) << g.status().message();
     *cached = session->Length(0);
     return g.ok() ? *g : Generation{};
   }
   Generation Speculative(const SamplerOptions& so, const runtime::GenerateOptions& go, Drafter& drafter,
-                         int32_t draft_max, int64_t* cached, runtime::SpeculativeStats* stats, int64_t n_ctx = 0) {
+                         int32_t draft_max, int64_t* cached, runtime::SpeculativeStats* stats, int64_t n_ctx = 0,
+                         std::span<const int32_t> prompt = kPrompt) {
     auto session = NewSession(n_ctx);
     runtime::Sampler sampler(so);
-    Expected<Generation> g = runtime::GenerateSpeculative(*session, {}, kPrompt, sampler, go, drafter,
+    Expected<Generation> g = runtime::GenerateSpeculative(*session, {}, prompt, sampler, go, drafter,
                                                           {.draft_max = draft_max}, stats);
     EXPECT_TRUE(g.ok()) << g.status().message();
     *cached = session->Length(0);
@@ -156,6 +163,49 @@ TEST_F(SpeculativeTest, ADraftModelGivesThePlainTokens) {
       EXPECT_EQ(stats.accepted, stats.drafted);
     }
   }
+}
+
+TEST_F(SpeculativeTest, AQuantizedCopyAsDraftGivesThePlainTokensForManyPromptsAndSeeds) {
+  // A q4_0 copy of the model: a real draft model, right about two guesses in three.
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("trit-spec-draft-" + std::to_string(::getpid()) + ".gguf")).string();
+  {
+    Expected<gguf::File> file = gguf::File::Open(BundledModelPath());
+    ASSERT_TRUE(file.ok()) << file.status().message();
+    Expected<std::vector<convert::TensorPlan>> q =
+        convert::QuantizeFile(*file, *quant::FindTypeByName("q4_0"), path, {});
+    ASSERT_TRUE(q.ok()) << q.status().message();
+  }
+  Expected<std::unique_ptr<model::Model>> draft = model::LoadModel(path);
+  std::filesystem::remove(path);  // mapped: stays readable while open
+  ASSERT_TRUE(draft.ok()) << draft.status().message();
+  const std::vector<std::vector<int32_t>> prompts = {
+      {1}, {1, 403, 407}, kPrompt, {1, 261, 378, 432}, {1, 315, 421, 395, 286, 261}};
+  runtime::SpeculativeStats total;
+  for (const std::vector<int32_t>& prompt : prompts) {
+    for (uint64_t seed : {0u, 1u, 2u, 3u}) {
+      SamplerOptions so;
+      so.temperature = seed == 0 ? 0.0f : 0.8f;
+      so.seed = seed;
+      runtime::GenerateOptions go;
+      go.max_tokens = 60;
+      go.end_ids = {2};
+      int64_t plain_cached = 0;
+      const Generation plain = Plain(so, go, &plain_cached, 0, prompt);
+      for (int32_t k : {3, 8}) {
+        auto drafter = runtime::ModelDrafter::Create(**draft, {.n_ctx = 0, .n_seq = 1, .n_threads = 1});
+        ASSERT_TRUE(drafter.ok()) << drafter.status().message();
+        int64_t cached = 0;
+        const std::string what = "prompt of " + std::to_string(prompt.size()) + ", seed " + std::to_string(seed) +
+                                 ", k " + std::to_string(k);
+        ExpectSame(Speculative(so, go, **drafter, k, &cached, &total, 0, prompt), plain, what);
+        EXPECT_EQ(cached, plain_cached) << what;
+      }
+    }
+  }
+  // Both paths ran many times: kept drafts, and rejections with truncation.
+  EXPECT_GT(total.accepted, total.drafted / 3);
+  EXPECT_LT(total.accepted, total.drafted * 9 / 10);
 }
 
 TEST_F(SpeculativeTest, StopsWhereGenerateStops) {
