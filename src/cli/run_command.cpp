@@ -69,6 +69,7 @@ struct RunOptions {
   std::string spec = "none";  // --spec: none or lookup (--draft implies a draft model)
   std::string draft;          // --draft MODEL
   int32_t draft_max = 8;      // --draft-max
+  float draft_p_min = runtime::ModelDrafter::kDefaultMinProbability;  // --draft-p-min
 };
 
 struct Loaded {
@@ -98,7 +99,7 @@ Status LoadDrafter(const RunOptions& opt, Loaded* l) {
   so.n_ctx = l->session->n_ctx();
   so.n_seq = 1;
   so.n_threads = l->session->n_threads();
-  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so);
+  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so, opt.draft_p_min);
   if (!drafter.ok()) return drafter.status();
   l->drafter = std::move(drafter).value();
   return Status::Ok();
@@ -372,6 +373,11 @@ Command AddRunCommand(CLI::App& parent) {
   app->add_option("--draft-max", opt->draft_max, "Most tokens drafted per pass (the length adapts below it)")
       ->default_val(8)
       ->check(CLI::Range(1, 64));
+  app->add_option("--draft-p-min", opt->draft_p_min,
+                  "With --draft: end a draft at a guess the draft model gives less than this probability (0: always "
+                  "the full length)")
+      ->default_val(runtime::ModelDrafter::kDefaultMinProbability)
+      ->check(CLI::Range(0.0f, 1.0f));
   app->footer(
       "Examples:\n  trit run                                   # chat with the bundled model\n"
       "  trit run \"Once upon a time\" -n 64\n"

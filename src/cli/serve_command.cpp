@@ -59,6 +59,7 @@ struct ServeOptions {
   std::string spec = "none";  // --spec: none or lookup
   std::string draft;          // --draft MODEL
   int32_t draft_max = 8;      // --draft-max
+  float draft_p_min = runtime::ModelDrafter::kDefaultMinProbability;  // --draft-p-min
 };
 
 // --alias NAME or NAME=MODEL: (alias, model); model is empty for NAME alone.
@@ -274,6 +275,7 @@ int RunServe(const ServeOptions& opt) {
   so.reuse_prompts = !opt.no_prompt_reuse;
   so.spec_lookup = opt.spec == "lookup";
   so.draft_max = opt.draft_max;
+  so.draft_p_min = opt.draft_p_min;
   so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // SIGINT/SIGTERM are taken by one thread (sigwait) that stops the server;
   // they are blocked before any other thread starts, so all inherit that.
@@ -423,6 +425,11 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_option("--draft-max", opt->draft_max, "Most tokens drafted per slot and step (the length adapts below it)")
       ->default_val(8)
       ->check(CLI::Range(1, 64));
+  app->add_option("--draft-p-min", opt->draft_p_min,
+                  "With --draft: end a draft at a guess the draft model gives less than this probability (0: always "
+                  "the full length)")
+      ->default_val(runtime::ModelDrafter::kDefaultMinProbability)
+      ->check(CLI::Range(0.0f, 1.0f));
   app->add_flag("--no-webui", opt->no_webui,
                 "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(

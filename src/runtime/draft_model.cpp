@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "formats/gguf/reader.h"
 #include "tokenizer/tokenizer.h"
@@ -28,13 +29,35 @@ Expected<std::unique_ptr<model::Model>> LoadDraftModel(const std::string& path, 
   return m;
 }
 
-ModelDrafter::ModelDrafter(std::unique_ptr<Session> session)
-    : session_(std::move(session)), cached_(static_cast<size_t>(session_->n_seq())) {}
+namespace {
 
-Expected<std::unique_ptr<ModelDrafter>> ModelDrafter::Create(const model::Model& model, const SessionOptions& options) {
+// Whether the softmax of `logits` gives its entry `best` (the largest) at
+// least probability p: 1 / sum(exp(l - max)) >= p. Stops summing once the
+// sum shows it does not.
+bool AtLeastProbable(std::span<const float> logits, int32_t best, float p) {
+  if (p <= 0.0f) return true;
+  const float max = logits[static_cast<size_t>(best)];
+  const float limit = 1.0f / p;
+  float sum = 0.0f;
+  constexpr size_t kChunk = 4096;
+  for (size_t i = 0; i < logits.size(); i += kChunk) {
+    const size_t end = std::min(logits.size(), i + kChunk);
+    for (size_t j = i; j < end; ++j) sum += std::exp(logits[j] - max);
+    if (sum > limit) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+ModelDrafter::ModelDrafter(std::unique_ptr<Session> session, float min_probability)
+    : session_(std::move(session)), min_probability_(min_probability), cached_(static_cast<size_t>(session_->n_seq())) {}
+
+Expected<std::unique_ptr<ModelDrafter>> ModelDrafter::Create(const model::Model& model, const SessionOptions& options,
+                                                           float min_probability) {
   Expected<std::unique_ptr<Session>> session = Session::Create(model, options);
   if (!session.ok()) return session.status().WithContext("draft model");
-  return std::unique_ptr<ModelDrafter>(new ModelDrafter(std::move(session).value()));
+  return std::unique_ptr<ModelDrafter>(new ModelDrafter(std::move(session).value(), min_probability));
 }
 
 Expected<std::vector<int32_t>> ModelDrafter::Draft(std::span<const int32_t> context, int32_t max) {
@@ -90,7 +113,13 @@ Expected<std::vector<std::vector<int32_t>>> ModelDrafter::DraftMany(std::span<co
       const size_t i = rows[r];
       std::vector<int32_t>& cached = cached_[static_cast<size_t>(requests[i].seq)];
       cached.insert(cached.end(), feed[i].begin(), feed[i].end());
-      drafts[i].push_back(Argmax(logits->Row(static_cast<int64_t>(r))));
+      const std::span<const float> row = logits->Row(static_cast<int64_t>(r));
+      const int32_t guess = Argmax(row);
+      if (!AtLeastProbable(row, guess, min_probability_)) {
+        feed[i].clear();  // an unlikely guess: this sequence's drafts end here
+        continue;
+      }
+      drafts[i].push_back(guess);
       // The last draft is not run: nothing would read its logits.
       if (static_cast<int32_t>(drafts[i].size()) < wanted[i]) {
         feed[i].assign(1, drafts[i].back());

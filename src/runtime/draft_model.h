@@ -25,10 +25,16 @@ Expected<std::unique_ptr<model::Model>> LoadDraftModel(const std::string& path, 
 // Guesses greedily on its own session, one sequence of it per sequence of
 // the target (a server's slots share one draft model); each sequence's cache
 // follows the context it was last asked about, so only new tokens are run.
+// A sequence's drafts stop at the first guess the draft model itself gives
+// less than `min_probability`: such guesses are mostly rejected, and each
+// costs a draft step and a row of the target's check.
 class ModelDrafter final : public Drafter {
  public:
+  static constexpr float kDefaultMinProbability = 0.35f;
   // `model` must outlive the drafter; options.n_seq sequences.
-  static Expected<std::unique_ptr<ModelDrafter>> Create(const model::Model& model, const SessionOptions& options);
+  // min_probability 0: always the full length.
+  static Expected<std::unique_ptr<ModelDrafter>> Create(const model::Model& model, const SessionOptions& options,
+                                                        float min_probability = kDefaultMinProbability);
 
   // Drafts on sequence 0.
   Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
@@ -44,8 +50,9 @@ class ModelDrafter final : public Drafter {
   Expected<std::vector<std::vector<int32_t>>> DraftMany(std::span<const Request> requests);
 
  private:
-  explicit ModelDrafter(std::unique_ptr<Session> session);
+  ModelDrafter(std::unique_ptr<Session> session, float min_probability);
   std::unique_ptr<Session> session_;
+  float min_probability_;
   std::vector<std::vector<int32_t>> cached_;  // per sequence: the tokens its cache holds
 };
 

@@ -33,10 +33,12 @@ class Drafter {
 // Prompt lookup: continues the latest earlier occurrence of the context's
 // last n tokens (n from max_ngram down to min_ngram) with what followed it
 // there. No second model; it pays off where answers repeat their input
-// (code edits, summaries, extraction).
+// (code edits, summaries, extraction). Matches of fewer than 3 tokens are
+// not drafted from by default: in free text they happen by chance, and each
+// wrong draft costs a row of the check (measured: docs/PERFORMANCE.md).
 class PromptLookupDrafter final : public Drafter {
  public:
-  PromptLookupDrafter(int32_t min_ngram = 2, int32_t max_ngram = 4) : min_ngram_(min_ngram), max_ngram_(max_ngram) {}
+  PromptLookupDrafter(int32_t min_ngram = 3, int32_t max_ngram = 4) : min_ngram_(min_ngram), max_ngram_(max_ngram) {}
   Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
 
  private:

@@ -83,7 +83,7 @@ Expected<std::unique_ptr<Scheduler>> Scheduler::Create(const ServedModel& model,
   if (options.draft_model != nullptr) {
     runtime::SessionOptions ds = so;
     ds.n_ctx = s->session_->n_ctx();
-    Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*options.draft_model, ds);
+    Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*options.draft_model, ds, options.draft_p_min);
     if (!drafter.ok()) return drafter.status();
     s->model_drafter_ = drafter->get();
     s->drafter_ = std::move(drafter).value();

@@ -50,6 +50,8 @@ struct SchedulerOptions {
   bool spec_lookup = false;
   const model::Model* draft_model = nullptr;
   int32_t draft_max = 8;  // most tokens drafted per slot and step
+  // A draft model's drafts end at a guess it gives less than this probability.
+  float draft_p_min = runtime::ModelDrafter::kDefaultMinProbability;
 };
 
 enum class SubmitResult { kAccepted, kQueueFull, kInvalid, kShuttingDown };

@@ -309,12 +309,12 @@ TEST_F(SpeculativeTest, DraftsForSeveralSequencesAreThoseOfEachAlone) {
       kPrompt, {1, 403, 407}, std::vector<int32_t>(kPrompt.begin(), kPrompt.begin() + 9)};
   std::vector<std::vector<int32_t>> alone;
   for (const auto& c : contexts) {
-    auto d = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 1, .n_threads = 1});
+    auto d = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 1, .n_threads = 1}, 0.0f);
     ASSERT_TRUE(d.ok());
     alone.push_back((*d)->Draft(c, 5).value());
     EXPECT_EQ(alone.back().size(), 5u);
   }
-  auto many = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 3, .n_threads = 2});
+  auto many = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 3, .n_threads = 2}, 0.0f);
   ASSERT_TRUE(many.ok());
   std::vector<runtime::ModelDrafter::Request> requests;
   for (size_t i = 0; i < contexts.size(); ++i) requests.push_back({static_cast<int32_t>(2 - i), contexts[i], 5});
@@ -330,7 +330,7 @@ TEST_F(SpeculativeTest, DraftsForSeveralSequencesAreThoseOfEachAlone) {
   drafts = (*many)->DraftMany(requests);
   ASSERT_TRUE(drafts.ok()) << drafts.status().message();
   for (size_t i = 0; i < moved.size(); ++i) {
-    auto fresh = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 1, .n_threads = 1});
+    auto fresh = runtime::ModelDrafter::Create(*model_, {.n_ctx = 64, .n_seq = 1, .n_threads = 1}, 0.0f);
     ASSERT_TRUE(fresh.ok());
     EXPECT_EQ((*drafts)[i], (*fresh)->Draft(moved[i], 3).value()) << i;
   }
@@ -339,6 +339,31 @@ TEST_F(SpeculativeTest, DraftsForSeveralSequencesAreThoseOfEachAlone) {
   EXPECT_FALSE((*many)->DraftMany(requests).ok());
   requests = {{3, kPrompt, 2}};
   EXPECT_FALSE((*many)->DraftMany(requests).ok());
+}
+
+TEST_F(SpeculativeTest, DraftsStopAtTheFirstUnlikelyGuess) {
+  // Over many contexts: with a minimum probability the drafts are a prefix
+  // of the full-length drafts, shorter somewhere, and none at probability 1
+  // (no guess of a softmax over 512 finite logits reaches it).
+  const runtime::SessionOptions one{.n_ctx = 128, .n_seq = 1, .n_threads = 1};
+  auto full = runtime::ModelDrafter::Create(*model_, one, 0.0f);
+  auto likely = runtime::ModelDrafter::Create(*model_, one, 0.5f);
+  auto certain = runtime::ModelDrafter::Create(*model_, one, 1.0f);
+  ASSERT_TRUE(full.ok() && likely.ok() && certain.ok());
+  size_t n_full = 0, n_likely = 0;
+  for (size_t n = 1; n <= kPrompt.size(); ++n) {
+    const std::span<const int32_t> context(kPrompt.data(), n);
+    const std::vector<int32_t> f = (*full)->Draft(context, 8).value();
+    const std::vector<int32_t> l = (*likely)->Draft(context, 8).value();
+    ASSERT_EQ(f.size(), 8u);
+    ASSERT_LE(l.size(), f.size());
+    EXPECT_TRUE(std::equal(l.begin(), l.end(), f.begin())) << n;
+    EXPECT_TRUE((*certain)->Draft(context, 8)->empty()) << n;
+    n_full += f.size();
+    n_likely += l.size();
+  }
+  EXPECT_LT(n_likely, n_full);
+  EXPECT_GT(n_likely, 0u);
 }
 
 TEST(PromptLookupDrafterTest, ContinuesTheLatestEarlierOccurrence) {
@@ -350,6 +375,11 @@ TEST(PromptLookupDrafterTest, ContinuesTheLatestEarlierOccurrence) {
   const std::vector<int32_t> longer = {7, 5, 6, 1, 2, 5, 6, 4, 7, 5, 6};
   EXPECT_EQ(*d.Draft(longer, 2), (std::vector<int32_t>{1, 2}));
   EXPECT_TRUE(d.Draft(std::vector<int32_t>{1, 2, 3, 4}, 4)->empty());  // nothing repeats
+  // By default a match needs 3 tokens: two ("5 6") happen by chance in free
+  // text, and a wrong draft costs a row of the check.
+  runtime::PromptLookupDrafter by_default;
+  EXPECT_TRUE(by_default.Draft(context, 3)->empty());
+  EXPECT_EQ(*by_default.Draft(longer, 2), (std::vector<int32_t>{1, 2}));
 }
 
 }  // namespace
