@@ -429,54 +429,61 @@ void Scheduler::Step() {
     return;
   }
   // Each slot's sampler is its own (its own seed, its own history), so the
-  // slots' first rows are sampled in parallel on the session's threads,
-  // then handled in order on this one.
-  const int64_t n_groups = static_cast<int64_t>(groups.size());
+  // slots' rows are sampled in parallel on the session's threads, then
+  // handled in order on this one. Row r of a slot gives the token after the
+  // draft before it; while that token is the draft at r, the slot's next
+  // row follows what plain decoding would have fed, so it is sampled in the
+  // next round (with the sampler's state after the token): rounds go on
+  // while some slot's drafts are being kept.
   std::vector<Expected<int32_t>> tokens(groups.size(), 0);
+  std::vector<size_t> row(groups.size(), 0);  // each group's row in this round
+  std::vector<int32_t> accepted(groups.size(), 0);
+  std::vector<size_t> live(groups.size());    // the groups sampling this round
+  std::iota(live.begin(), live.end(), size_t{0});
   const auto sample = [&](int64_t begin, int64_t end) {
-    for (int64_t g = begin; g < end; ++g) {
-      Slot& slot = *groups[static_cast<size_t>(g)].slot;
+    for (int64_t i = begin; i < end; ++i) {
+      const size_t g = live[static_cast<size_t>(i)];
+      Slot& slot = *groups[g].slot;
       // slot.history is the whole sequence (prompt and tokens so far): the
       // new token's position is its length, whatever the cache reused.
-      tokens[static_cast<size_t>(g)] = slot.sampler->Sample(logits->Row(groups[static_cast<size_t>(g)].first),
-                                                            slot.history, static_cast<int64_t>(slot.history.size()));
+      tokens[g] = slot.sampler->Sample(logits->Row(groups[g].first + static_cast<int64_t>(row[g])), slot.history,
+                                       static_cast<int64_t>(slot.history.size()));
     }
   };
-  if (n_groups == 1) {
-    sample(0, 1);
-  } else {
-    session_->pool().ParallelFor(n_groups, sample);
-    session_->pool().Release();
+  while (!live.empty()) {
+    if (live.size() == 1) {
+      sample(0, 1);
+    } else {
+      session_->pool().ParallelFor(static_cast<int64_t>(live.size()), sample);
+      session_->pool().Release();
+    }
+    std::vector<size_t> next;
+    for (size_t g : live) {
+      Rows& rows = groups[g];
+      Slot& slot = *rows.slot;
+      if (!tokens[g].ok()) {
+        Finish(slot, FinishReason::kError, tokens[g].status().message());
+        continue;
+      }
+      const int32_t token = *tokens[g];
+      HandleToken(slot, logits->Row(rows.first + static_cast<int64_t>(row[g])), token);
+      const bool kept = row[g] < rows.drafts.size() && token == rows.drafts[row[g]];
+      if (kept) ++accepted[g];
+      if (!kept || slot.job == nullptr) continue;
+      ++row[g];
+      next.push_back(g);
+    }
+    live = std::move(next);
   }
   for (size_t g = 0; g < groups.size(); ++g) {
     Rows& rows = groups[g];
-    Slot& slot = *rows.slot;
-    // Row r gives the token after the draft before it; while that token is
-    // the draft at r, the next row follows what plain decoding would have
-    // fed, so it is sampled too (with the sampler's state after the token).
-    Expected<int32_t> token = std::move(tokens[g]);
-    size_t r = 0;
-    int32_t accepted = 0;
-    for (;;) {
-      if (!token.ok()) {
-        Finish(slot, FinishReason::kError, token.status().message());
-        break;
-      }
-      HandleToken(slot, logits->Row(rows.first + static_cast<int64_t>(r)), *token);
-      const bool kept = r < rows.drafts.size() && *token == rows.drafts[r];
-      if (kept) ++accepted;
-      if (!kept || slot.job == nullptr) break;
-      ++r;
-      token = slot.sampler->Sample(logits->Row(rows.first + static_cast<int64_t>(r)), slot.history,
-                                   static_cast<int64_t>(slot.history.size()));
-    }
     if (!rows.drafts.empty()) {
-      // The cache keeps the fed token and the drafts before row r's token,
-      // as plain decoding's would hold them; the rest were not its tokens.
-      TRIT_CHECK(session_->Truncate(slot.seq, rows.base + 1 + static_cast<int64_t>(r)).ok());
-      metrics_->CountSpeculation(static_cast<int64_t>(rows.drafts.size()), accepted);
+      // The cache keeps the fed token and the drafts before the last row's
+      // token, as plain decoding's would hold them; the rest were not its tokens.
+      TRIT_CHECK(session_->Truncate(rows.slot->seq, rows.base + 1 + static_cast<int64_t>(row[g])).ok());
+      metrics_->CountSpeculation(static_cast<int64_t>(rows.drafts.size()), accepted[g]);
     }
-    if (rows.generating) slot.draft_policy.Record(static_cast<int32_t>(rows.drafts.size()), accepted);
+    if (rows.generating) rows.slot->draft_policy.Record(static_cast<int32_t>(rows.drafts.size()), accepted[g]);
   }
 }
 
