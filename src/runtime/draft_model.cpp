@@ -67,6 +67,30 @@ Expected<std::vector<int32_t>> ModelDrafter::Draft(std::span<const int32_t> cont
   return std::move(drafts->front());
 }
 
+Expected<size_t> ModelDrafter::KeepCommon(int32_t seq, std::span<const int32_t> context) {
+  std::vector<int32_t>& cached = cached_[static_cast<size_t>(seq)];
+  size_t common = static_cast<size_t>(
+      std::mismatch(cached.begin(), cached.end(), context.begin(), context.end()).first - cached.begin());
+  common = std::min(common, context.empty() ? 0 : context.size() - 1);
+  if (Status s = session_->Truncate(seq, static_cast<int64_t>(common)); !s.ok()) return s;
+  cached.resize(common);
+  return common;
+}
+
+Status ModelDrafter::Prepare(std::span<const int32_t> context) {
+  // Guesses need the whole context in the draft model's; past it, none will be asked.
+  if (context.size() < 2 || static_cast<int64_t>(context.size()) > session_->n_ctx()) return Status::Ok();
+  Expected<size_t> common = KeepCommon(0, context);
+  if (!common.ok()) return common.status();
+  Batch batch;
+  for (size_t i = *common; i + 1 < context.size(); ++i) batch.Add(context[i], static_cast<int32_t>(i), 0, false);
+  if (batch.size() == 0) return Status::Ok();
+  Expected<Logits> logits = session_->Decode(batch);
+  if (!logits.ok()) return logits.status().WithContext("draft model");
+  cached_[0].assign(context.begin(), context.end() - 1);
+  return Status::Ok();
+}
+
 Expected<std::vector<std::vector<int32_t>>> ModelDrafter::DraftMany(std::span<const Request> requests) {
   std::vector<std::vector<int32_t>> drafts(requests.size());
   // What each request feeds at the next pass: first the context past what
@@ -86,13 +110,9 @@ Expected<std::vector<std::vector<int32_t>>> ModelDrafter::DraftMany(std::span<co
     const int64_t room = session_->n_ctx() - static_cast<int64_t>(q.context.size());
     wanted[i] = static_cast<int32_t>(std::min<int64_t>(q.max, room));
     if (wanted[i] < 1 || q.context.empty()) continue;
-    std::vector<int32_t>& cached = cached_[static_cast<size_t>(q.seq)];
-    size_t common = static_cast<size_t>(
-        std::mismatch(cached.begin(), cached.end(), q.context.begin(), q.context.end()).first - cached.begin());
-    common = std::min(common, q.context.size() - 1);
-    if (Status s = session_->Truncate(q.seq, static_cast<int64_t>(common)); !s.ok()) return s;
-    cached.resize(common);
-    feed[i].assign(q.context.begin() + static_cast<std::ptrdiff_t>(common), q.context.end());
+    Expected<size_t> common = KeepCommon(q.seq, q.context);
+    if (!common.ok()) return common.status();
+    feed[i].assign(q.context.begin() + static_cast<std::ptrdiff_t>(*common), q.context.end());
   }
   for (;;) {
     Batch batch;

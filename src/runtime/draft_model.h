@@ -38,6 +38,9 @@ class ModelDrafter final : public Drafter {
 
   // Drafts on sequence 0.
   Expected<std::vector<int32_t>> Draft(std::span<const int32_t> context, int32_t max) override;
+  // Runs all of `context` but its last token on sequence 0 (no logits), so
+  // that the first draft computes one token.
+  Status Prepare(std::span<const int32_t> context) override;
 
   struct Request {
     int32_t seq = 0;                    // the draft session's sequence
@@ -51,6 +54,9 @@ class ModelDrafter final : public Drafter {
 
  private:
   ModelDrafter(std::unique_ptr<Session> session, float min_probability);
+  // Cuts sequence `seq`'s cache to what it shares with `context`, short of
+  // its last token (always run again, for its logits); returns that length.
+  Expected<size_t> KeepCommon(int32_t seq, std::span<const int32_t> context);
   std::unique_ptr<Session> session_;
   float min_probability_;
   std::vector<std::vector<int32_t>> cached_;  // per sequence: the tokens its cache holds

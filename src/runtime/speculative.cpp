@@ -26,7 +26,12 @@ void DraftPolicy::Record(int32_t drafted, int32_t accepted) {
     if (pause_ > 0) --pause_;
     return;
   }
-  if (accepted > 0) backoff_ = 0;
+  if (accepted > 0) {
+    backoff_ = 0;
+    misses_ = 0;
+  } else {
+    ++misses_;
+  }
   if (accepted == drafted) {
     length_ = std::min(max_, length_ + 2);
   } else if (accepted > 0 || drafted > 1) {
@@ -34,7 +39,7 @@ void DraftPolicy::Record(int32_t drafted, int32_t accepted) {
   } else {
     // A single draft rejected: drafting costs more than it gives for now.
     length_ = 1;
-    backoff_ = std::min(32, std::max(1, backoff_ * 2));
+    backoff_ = std::max(1, backoff_ * 2);  // bounded by giving up
     pause_ = backoff_;
   }
 }
@@ -58,6 +63,7 @@ Expected<Generation> GenerateSpeculative(Session& session, std::span<const int32
   }
   Expected<Logits> logits = session.Decode(batch);
   if (!logits.ok()) return logits.status();
+  if (Status s = drafter.Prepare(context); !s.ok()) return s;
   int32_t token = sampler.Sample(logits->Row(0), history, session.Length(seq));
   DraftPolicy policy(spec.draft_max);
   // Invariant at the top: `token` was sampled and is not in the cache; the

@@ -285,8 +285,9 @@ TEST(DraftPolicyTest, GrowsWhenRightFallsWhenWrongAndPausesWhenAlwaysWrong) {
   EXPECT_EQ(p.Next(), 3);  // one past the drafts kept
   p.Record(3, 0);
   EXPECT_EQ(p.Next(), 1);
-  // A single draft rejected again and again: pauses of 1, 2, 4 ... 32 passes.
-  for (int32_t pause : {1, 2, 4, 8, 16, 32, 32}) {
+  // A single draft rejected again and again: pauses of 1, 2, 4, 8 passes
+  // (with the miss above, five passes in a row without a kept draft).
+  for (int32_t pause : {1, 2, 4, 8}) {
     p.Record(1, 0);
     for (int32_t i = 0; i < pause; ++i) {
       EXPECT_EQ(p.Next(), 0) << "pause " << pause << ", pass " << i;
@@ -302,6 +303,34 @@ TEST(DraftPolicyTest, GrowsWhenRightFallsWhenWrongAndPausesWhenAlwaysWrong) {
   EXPECT_EQ(p.Next(), 0);
   p.Record(0, 0);
   EXPECT_EQ(p.Next(), 1);
+}
+
+TEST(DraftPolicyTest, GivesUpAfterSixPassesInARowWithoutAKeptDraft) {
+  runtime::DraftPolicy p(8);
+  p.Record(4, 0);  // miss 1: no pause, one guess next
+  EXPECT_EQ(p.Next(), 1);
+  std::vector<int32_t> pauses;
+  for (int32_t miss = 2; miss <= runtime::DraftPolicy::kGiveUpAfter; ++miss) {
+    p.Record(1, 0);
+    int32_t n = 0;
+    while (p.Next() == 0 && n < 1000) {
+      p.Record(0, 0);
+      ++n;
+    }
+    pauses.push_back(n);
+  }
+  EXPECT_EQ(pauses, (std::vector<int32_t>{1, 2, 4, 8, 1000}));  // the sixth miss: no more drafts
+  // A drafter right now and then never gives up: a kept draft resets the count.
+  runtime::DraftPolicy q(8);
+  for (int32_t round = 0; round < 20; ++round) {
+    q.Record(1, 1);
+    q.Record(3, 0);
+    for (int32_t i = 0; i < 3; ++i) {
+      q.Record(1, 0);
+      while (q.Next() == 0) q.Record(0, 0);
+    }
+  }
+  EXPECT_EQ(q.Next(), 1);
 }
 
 TEST_F(SpeculativeTest, DraftsForSeveralSequencesAreThoseOfEachAlone) {
@@ -364,6 +393,18 @@ TEST_F(SpeculativeTest, DraftsStopAtTheFirstUnlikelyGuess) {
   }
   EXPECT_LT(n_likely, n_full);
   EXPECT_GT(n_likely, 0u);
+}
+
+TEST_F(SpeculativeTest, APreparedDraftModelGuessesWhatAFreshOneGuesses) {
+  const runtime::SessionOptions one{.n_ctx = 64, .n_seq = 1, .n_threads = 1};
+  auto fresh = runtime::ModelDrafter::Create(*model_, one, 0.0f);
+  auto prepared = runtime::ModelDrafter::Create(*model_, one, 0.0f);
+  ASSERT_TRUE(fresh.ok() && prepared.ok());
+  ASSERT_TRUE((*prepared)->Prepare(kPrompt).ok());
+  EXPECT_EQ((*prepared)->Draft(kPrompt, 4).value(), (*fresh)->Draft(kPrompt, 4).value());
+  // Prepared for another context, then asked about this one: still the same.
+  ASSERT_TRUE((*prepared)->Prepare(std::vector<int32_t>{1, 261, 378, 432}).ok());
+  EXPECT_EQ((*prepared)->Draft(kPrompt, 4).value(), (*fresh)->Draft(kPrompt, 4).value());
 }
 
 TEST(PromptLookupDrafterTest, ContinuesTheLatestEarlierOccurrence) {
