@@ -19,6 +19,7 @@
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
 #include "cli/sampler_flags.h"
+#include "cli/speculation_flags.h"
 #include "model/model.h"
 #include "runtime/prompt_builder.h"
 #include "runtime/generate.h"
@@ -66,10 +67,7 @@ struct RunOptions {
   std::string engine;  // --engine: a name or alias; empty: the registry chooses
   bool raw = false;
   bool verbose = false;
-  std::string spec = "none";  // --spec: none or lookup (--draft implies a draft model)
-  std::string draft;          // --draft MODEL
-  int32_t draft_max = 8;      // --draft-max
-  float draft_p_min = runtime::ModelDrafter::kDefaultMinProbability;  // --draft-p-min
+  SpeculationFlags speculation;
 };
 
 struct Loaded {
@@ -86,11 +84,12 @@ struct Loaded {
 // The drafter --spec and --draft ask for. A draft model must have the
 // target's vocabulary: token for token, or its guesses would mean other text.
 Status LoadDrafter(const RunOptions& opt, Loaded* l) {
-  if (opt.draft.empty()) {
-    if (opt.spec == "lookup") l->drafter = std::make_unique<runtime::PromptLookupDrafter>();
+  const SpeculationFlags& f = opt.speculation;
+  if (f.draft.empty()) {
+    if (f.lookup()) l->drafter = std::make_unique<runtime::PromptLookupDrafter>();
     return Status::Ok();
   }
-  Expected<std::string> path = store::ResolveModelArgument(opt.draft);
+  Expected<std::string> path = store::ResolveModelArgument(f.draft);
   if (!path.ok()) return path.status().WithContext("--draft");
   Expected<std::unique_ptr<model::Model>> m = runtime::LoadDraftModel(*path, l->tokenizer->vocab());
   if (!m.ok()) return m.status().WithContext("--draft");
@@ -99,7 +98,7 @@ Status LoadDrafter(const RunOptions& opt, Loaded* l) {
   so.n_ctx = l->session->n_ctx();
   so.n_seq = 1;
   so.n_threads = l->session->n_threads();
-  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so, opt.draft_p_min);
+  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so, f.draft_p_min);
   if (!drafter.ok()) return drafter.status();
   l->drafter = std::move(drafter).value();
   return Status::Ok();
@@ -191,7 +190,7 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
       l.drafter == nullptr
           ? runtime::Generate(session, suffix, sampler, go)
           : runtime::GenerateSpeculative(session, std::span<const int32_t>(prompt_ids).first(common), suffix, sampler,
-                                         go, *l.drafter, {.draft_max = opt.draft_max}, &spec);
+                                         go, *l.drafter, {.draft_max = opt.speculation.draft_max}, &spec);
   if (!g.ok()) return g.status();
   const std::string rest = decoder.Flush();
   answer += rest;
@@ -304,8 +303,8 @@ int RunRun(const RunOptions& opt) {
     PrintError(loaded.status().message());
     return exit_code;
   }
-  if (opt.spec == "lookup" && !opt.draft.empty()) {
-    PrintError("--spec lookup and --draft MODEL are two drafters: choose one");
+  if (Status s = CheckSpeculationFlags(opt.speculation); !s.ok()) {
+    PrintError(s.message());
     return kExitUsage;
   }
   if (Status s = LoadDrafter(opt, &*loaded); !s.ok()) {
@@ -362,22 +361,7 @@ Command AddRunCommand(CLI::App& parent) {
   app->add_flag("--raw", opt->raw, "Skip the chat template: the prompt is plain text after BOS");
   app->add_flag("-v,--verbose", opt->verbose,
                 "Print the seed, threads and timings on stderr (with speculation: drafted and accepted tokens)");
-  app->add_option("--spec", opt->spec,
-                  "Speculative decoding: 'lookup' drafts by continuing n-grams already in the context (no second "
-                  "model); the tokens are those of plain decoding, bit for bit, only sooner")
-      ->default_val("none")
-      ->check(CLI::IsMember({"none", "lookup"}));
-  app->add_option("--draft", opt->draft,
-                  "Speculative decoding with a draft model (a path or store name): a smaller model of the same "
-                  "vocabulary guesses, the model checks every guess in one pass; the tokens are unchanged");
-  app->add_option("--draft-max", opt->draft_max, "Most tokens drafted per pass (the length adapts below it)")
-      ->default_val(8)
-      ->check(CLI::Range(1, 64));
-  app->add_option("--draft-p-min", opt->draft_p_min,
-                  "With --draft: end a draft at a guess the draft model gives less than this probability (0: always "
-                  "the full length)")
-      ->default_val(runtime::ModelDrafter::kDefaultMinProbability)
-      ->check(CLI::Range(0.0f, 1.0f));
+  AddSpeculationFlags(app, &opt->speculation, "pass");
   app->footer(
       "Examples:\n  trit run                                   # chat with the bundled model\n"
       "  trit run \"Once upon a time\" -n 64\n"

@@ -24,6 +24,7 @@
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
 #include "cli/format_util.h"
+#include "cli/speculation_flags.h"
 #include "runtime/draft_model.h"
 #include "server/api_keys.h"
 #include "server/http_server.h"
@@ -56,10 +57,7 @@ struct ServeOptions {
   int32_t max_models = 2;
   std::string memory_budget = "auto";
   bool store_flags_given = false;  // --max-models or --memory-budget
-  std::string spec = "none";  // --spec: none or lookup
-  std::string draft;          // --draft MODEL
-  int32_t draft_max = 8;      // --draft-max
-  float draft_p_min = runtime::ModelDrafter::kDefaultMinProbability;  // --draft-p-min
+  SpeculationFlags speculation;
 };
 
 // --alias NAME or NAME=MODEL: (alias, model); model is empty for NAME alone.
@@ -116,8 +114,8 @@ Expected<std::unique_ptr<server::ModelPool>> ServeOneModel(const ServeOptions& o
     }
   }
   std::string spec;
-  if (!opt.draft.empty()) {
-    Expected<std::string> draft_path = store::ResolveModelArgument(opt.draft);
+  if (!opt.speculation.draft.empty()) {
+    Expected<std::string> draft_path = store::ResolveModelArgument(opt.speculation.draft);
     if (!draft_path.ok()) return draft_path.status().WithContext("--draft");
     Expected<std::unique_ptr<model::Model>> m = runtime::LoadDraftModel(*draft_path, (*model)->tokenizer->vocab());
     if (!m.ok()) return m.status().WithContext("--draft");
@@ -239,11 +237,11 @@ int RunServe(const ServeOptions& opt) {
                "with MODEL, that one model is served");
     return kExitUsage;
   }
-  if (opt.spec == "lookup" && !opt.draft.empty()) {
-    PrintError("--spec lookup and --draft MODEL are two drafters: choose one");
+  if (Status s = CheckSpeculationFlags(opt.speculation); !s.ok()) {
+    PrintError(s.message());
     return kExitUsage;
   }
-  if (opt.model.empty() && !opt.draft.empty()) {
+  if (opt.model.empty() && !opt.speculation.draft.empty()) {
     PrintError("--draft MODEL drafts for one model: name the MODEL to serve (serving the model store, "
                "--spec lookup drafts for every model)");
     return kExitUsage;
@@ -273,9 +271,9 @@ int RunServe(const ServeOptions& opt) {
   so.prefill_chunk = opt.prefill_chunk;
   so.n_ctx = opt.ctx;
   so.reuse_prompts = !opt.no_prompt_reuse;
-  so.spec_lookup = opt.spec == "lookup";
-  so.draft_max = opt.draft_max;
-  so.draft_p_min = opt.draft_p_min;
+  so.spec_lookup = opt.speculation.lookup();
+  so.draft_max = opt.speculation.draft_max;
+  so.draft_p_min = opt.speculation.draft_p_min;
   so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   // SIGINT/SIGTERM are taken by one thread (sigwait) that stops the server;
   // they are blocked before any other thread starts, so all inherit that.
@@ -412,24 +410,7 @@ Command AddServeCommand(CLI::App& parent) {
   app->add_flag("--no-prompt-reuse", opt->no_prompt_reuse,
                 "Compute every prompt in full, even where a slot's cache already holds its start (answers are the "
                 "same either way; for comparisons)");
-  app->add_option("--spec", opt->spec,
-                  "Speculative decoding in every slot: 'lookup' drafts by continuing n-grams already in the "
-                  "context (no second model); answers are those of plain decoding, bit for bit, only sooner. A "
-                  "request may opt out with \"speculative\": false")
-      ->default_val("none")
-      ->check(CLI::IsMember({"none", "lookup"}));
-  app->add_option("--draft", opt->draft,
-                  "Speculative decoding with a draft model (a path or store name) of the same vocabulary, one "
-                  "shared by the slots; answers unchanged")
-      ->check([](const std::string& v) { return v.empty() ? std::string("--draft needs a model") : std::string(); });
-  app->add_option("--draft-max", opt->draft_max, "Most tokens drafted per slot and step (the length adapts below it)")
-      ->default_val(8)
-      ->check(CLI::Range(1, 64));
-  app->add_option("--draft-p-min", opt->draft_p_min,
-                  "With --draft: end a draft at a guess the draft model gives less than this probability (0: always "
-                  "the full length)")
-      ->default_val(runtime::ModelDrafter::kDefaultMinProbability)
-      ->check(CLI::Range(0.0f, 1.0f));
+  AddSpeculationFlags(app, &opt->speculation, "slot and step");
   app->add_flag("--no-webui", opt->no_webui,
                 "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(

@@ -9,6 +9,7 @@
 #include <regex>
 #include <string>
 
+#include "collect_answer.h"
 #include "convert/quantize_file.h"
 #include "grammar/gbnf.h"
 #include "runtime/draft_model.h"
@@ -19,28 +20,6 @@ namespace trit::server {
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Answer {
-  std::string text;
-  std::vector<float> logprobs;
-  FinishReason finish = FinishReason::kNone;
-  int64_t n_generated = 0;
-};
-
-Answer Collect(RequestChannel& channel) {
-  Answer a;
-  for (;;) {
-    for (Event& e : channel.Wait(std::chrono::milliseconds(1000))) {
-      a.text += e.text;
-      for (const TokenLogprob& t : e.logprobs) a.logprobs.push_back(t.logprob);
-      if (e.done) {
-        a.finish = e.finish;
-        a.n_generated = e.n_generated;
-        return a;
-      }
-    }
-  }
-}
 
 // A counter of /metrics, e.g. "trit_speculative_accepted_tokens_total".
 uint64_t Counter(const Metrics& metrics, const std::string& name) {

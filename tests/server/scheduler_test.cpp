@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "collect_answer.h"
 #include "grammar/matcher.h"
 
 namespace trit::server {
@@ -29,30 +30,6 @@ const ServedModel& TestModel() {
     return std::move(m).value();
   }();
   return *model;
-}
-
-struct Answer {
-  std::string text;
-  std::vector<float> logprobs;
-  FinishReason finish = FinishReason::kNone;
-  int64_t n_generated = 0;
-  int64_t n_cached = 0;
-};
-
-Answer Collect(RequestChannel& channel) {
-  Answer a;
-  for (;;) {
-    for (Event& e : channel.Wait(std::chrono::milliseconds(1000))) {
-      a.text += e.text;
-      for (const TokenLogprob& t : e.logprobs) a.logprobs.push_back(t.logprob);
-      if (e.done) {
-        a.finish = e.finish;
-        a.n_generated = e.n_generated;
-        a.n_cached = e.n_cached;
-        return a;
-      }
-    }
-  }
 }
 
 GenerationParams Params(uint64_t seed, int64_t max_tokens) {
