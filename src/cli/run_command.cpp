@@ -98,7 +98,8 @@ Status LoadDrafter(const RunOptions& opt, Loaded* l) {
   so.n_ctx = l->session->n_ctx();
   so.n_seq = 1;
   so.n_threads = l->session->n_threads();
-  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*l->draft_model, so, f.draft_p_min);
+  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter =
+      runtime::ModelDrafter::Create(*l->draft_model, so, f.draft_p_min);
   if (!drafter.ok()) return drafter.status();
   l->drafter = std::move(drafter).value();
   return Status::Ok();

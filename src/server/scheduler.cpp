@@ -66,7 +66,9 @@ Expected<std::unique_ptr<Scheduler>> Scheduler::Create(const ServedModel& model,
   if (options.prefill_chunk < 1) {
     return Error(ErrorCode::kInvalidArgument, "prefill chunk {}: expected at least 1", options.prefill_chunk);
   }
-  if (options.draft_max < 1) return Error(ErrorCode::kInvalidArgument, "--draft-max {}: expected at least 1", options.draft_max);
+  if (options.draft_max < 1) {
+    return Error(ErrorCode::kInvalidArgument, "--draft-max {}: expected at least 1", options.draft_max);
+  }
   if (options.spec_lookup && options.draft_model != nullptr) {
     return Error(ErrorCode::kInvalidArgument, "prompt lookup and a draft model are two drafters: choose one");
   }
@@ -83,7 +85,8 @@ Expected<std::unique_ptr<Scheduler>> Scheduler::Create(const ServedModel& model,
   if (options.draft_model != nullptr) {
     runtime::SessionOptions ds = so;
     ds.n_ctx = s->session_->n_ctx();
-    Expected<std::unique_ptr<runtime::ModelDrafter>> drafter = runtime::ModelDrafter::Create(*options.draft_model, ds, options.draft_p_min);
+    Expected<std::unique_ptr<runtime::ModelDrafter>> drafter =
+        runtime::ModelDrafter::Create(*options.draft_model, ds, options.draft_p_min);
     if (!drafter.ok()) return drafter.status();
     s->model_drafter_ = drafter->get();
     s->drafter_ = std::move(drafter).value();
@@ -412,7 +415,9 @@ void Scheduler::Step() {
     for (size_t i = 0; i < n; ++i) {
       const size_t k = slot->n_prefilled + i;
       const bool last = k + 1 == prompt.size();
-      if (last) groups.push_back({slot.get(), static_cast<int64_t>(batch.logit_rows.size()), static_cast<int64_t>(k), {}, false});
+      if (last) {
+        groups.push_back({slot.get(), static_cast<int64_t>(batch.logit_rows.size()), static_cast<int64_t>(k), {}, false});
+      }
       batch.Add(prompt[k], static_cast<int32_t>(k), slot->seq, last);
     }
     slot->n_prefilled += n;
