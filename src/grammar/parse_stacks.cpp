@@ -73,18 +73,29 @@ void ParseStacks::Reset(const Grammar* grammar) {
   generation_ = 0;
   // The hash tables start small again (keeping their memory) and grow with
   // use: clearing them at the size the largest walk left would make every
-  // later one-token Allows or Accept on this thread pay for that walk.
-  node_slots_.assign(1024, 0);
+  // later one-token Allows or Accept on this thread pay for that walk. At
+  // their first size only the slots filled since are cleared: a Reset comes
+  // before every Accept and Allows, most of which fill a few slots.
+  ClearSlots(&node_slots_, &node_slots_used_, kFirstNodeSlots);
   states_.clear();
   state_nodes_.clear();
-  state_slots_.assign(256, 0);
+  ClearSlots(&state_slots_, &state_slots_used_, kFirstStateSlots);
   transitions_.clear();
+}
+
+void ParseStacks::ClearSlots(std::vector<uint32_t>* slots, std::vector<uint32_t>* used, size_t first_size) {
+  if (slots->size() == first_size) {
+    for (uint32_t i : *used) (*slots)[i] = 0;
+  } else {
+    slots->assign(first_size, 0);
+  }
+  used->clear();
 }
 
 size_t ParseStacks::bytes_used() const {
   return nodes_.capacity() * sizeof(Node) + node_slots_.capacity() * 4 + visited_.capacity() * 4 +
          states_.capacity() * sizeof(State) + state_nodes_.capacity() * 4 + state_slots_.capacity() * 4 +
-         transitions_.capacity() * 4;
+         transitions_.capacity() * 4 + (node_slots_used_.capacity() + state_slots_used_.capacity()) * 4;
 }
 
 uint32_t ParseStacks::Intern(uint32_t pos, uint32_t parent) {
@@ -97,6 +108,7 @@ uint32_t ParseStacks::Intern(uint32_t pos, uint32_t parent) {
       nodes_.push_back({pos, parent});
       visited_.push_back(0);
       node_slots_[i] = id + 1;
+      node_slots_used_.push_back(static_cast<uint32_t>(i));
       if (nodes_.size() * 2 > node_slots_.size()) GrowNodeTable();
       return id;
     }
@@ -114,6 +126,7 @@ void ParseStacks::GrowNodeTable() {
     while (node_slots_[i] != 0) i = (i + 1) & mask;
     node_slots_[i] = id + 1;
   }
+  node_slots_used_.clear();  // past the first size, Reset clears the whole table
 }
 
 uint64_t ParseStacks::StateHash(std::span<const uint32_t> nodes, const PartialUtf8& partial) const {
@@ -136,6 +149,7 @@ int32_t ParseStacks::InternState(std::span<const uint32_t> sorted_nodes, const P
       state_nodes_.insert(state_nodes_.end(), sorted_nodes.begin(), sorted_nodes.end());
       states_.push_back(s);
       state_slots_[i] = static_cast<uint32_t>(id) + 1;
+      state_slots_used_.push_back(static_cast<uint32_t>(i));
       if (states_.size() * 2 > state_slots_.size()) GrowStateTable();
       return id;
     }
@@ -157,6 +171,7 @@ void ParseStacks::GrowStateTable() {
     while (state_slots_[i] != 0) i = (i + 1) & mask;
     state_slots_[i] = static_cast<uint32_t>(id) + 1;
   }
+  state_slots_used_.clear();
 }
 
 // Continues a stack at `pos` over `parent`: an alternative that ends there

@@ -102,16 +102,23 @@ class ParseStacks {
   bool AnyTopIntersects(int32_t state, uint32_t first, uint32_t last) const;
   void GrowNodeTable();
   void GrowStateTable();
+  // Empties an open-addressing table: the `used` slots at `first_size`, else
+  // the whole table, shrunk back to `first_size`.
+  static void ClearSlots(std::vector<uint32_t>* slots, std::vector<uint32_t>* used, size_t first_size);
+  static constexpr size_t kFirstNodeSlots = 1024;
+  static constexpr size_t kFirstStateSlots = 256;
   uint64_t StateHash(std::span<const uint32_t> nodes, const PartialUtf8& partial) const;
 
   const Grammar* grammar_ = nullptr;
   std::vector<Node> nodes_;              // node 0: the empty stack
   std::vector<uint32_t> node_slots_;     // open addressing over nodes_: id + 1, 0 empty
+  std::vector<uint32_t> node_slots_used_;  // the filled slots' indices, so Reset clears only those
   std::vector<uint32_t> visited_;        // (nodes) the Advance generation that last reached each node
   uint32_t generation_ = 0;
   std::vector<State> states_;
   std::vector<uint32_t> state_nodes_;
   std::vector<uint32_t> state_slots_;    // open addressing over states_: id + 1, 0 empty
+  std::vector<uint32_t> state_slots_used_;
   std::vector<int32_t> transitions_;     // 256 per state with a table
   // Advance's scratch.
   std::vector<uint32_t> work_;
