@@ -11,7 +11,9 @@
 //     the matcher can end;
 //   - TokenIndex::Accept moves the matcher as Matcher::Accept does;
 //   - MustEnd implies CanEnd, and MustEnd exactly when the text can end and
-//     no single byte is allowed;
+//     no single byte is allowed, but where every byte was refused and one of
+//     them only for the stack cap (a grammar too ambiguous to go on): then
+//     the end token alone is allowed, and MustEnd may be false;
 //   - a refused Accept leaves the state unchanged and says why; feeding a
 //     text byte by byte is accepted exactly when feeding it at once is, and
 //     ends in the same state; Matches agrees with both.
@@ -156,7 +158,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (expected && token != kEndToken) next.push_back(token);
     }
     if (matcher.MustEnd() && !matcher.CanEnd()) Fail(text, "MustEnd without CanEnd after " + Hex(walked));
-    if (matcher.MustEnd() != (matcher.CanEnd() && !any_byte)) {
+    bool capped = false;  // some byte refused for the stack cap alone
+    if (!any_byte && matcher.CanEnd() && !matcher.MustEnd()) {
+      for (int b = 0; b < 256 && !capped; ++b) {
+        Matcher copy = matcher;
+        capped = !copy.Accept(std::string(1, static_cast<char>(b))) &&
+                 copy.last_rejection().find("too ambiguous") != std::string::npos;
+      }
+    }
+    if (matcher.MustEnd() != (matcher.CanEnd() && !any_byte) && !capped) {
       Fail(text, "after " + Hex(walked) + ": MustEnd " + std::to_string(matcher.MustEnd()) + " but CanEnd " +
                      std::to_string(matcher.CanEnd()) + " and a single byte allowed: " + std::to_string(any_byte));
     }

@@ -55,7 +55,11 @@ class Matcher {
   // The text so far is a complete sentence of the grammar (an end-of-generation
   // token may come now). False in the middle of a UTF-8 character.
   bool CanEnd() const;
-  // Complete, and no further byte is allowed.
+  // Complete, and the grammar allows no further byte. Where the grammar
+  // would allow more but every byte is refused for the stack cap (a grammar
+  // too ambiguous to go on: "([ ])+++++" after a few spaces), MustEnd is
+  // false while nothing but an end token is allowed; a sampler then ends
+  // the answer there all the same.
   bool MustEnd() const;
 
   // Why the last Accept returned false: the byte and its offset in that call,

@@ -375,6 +375,24 @@ TEST(MatcherTest, TooManyStacksIsReportedAndRefused) {
   EXPECT_NE(once.last_rejection().find("offset 7: the grammar is too ambiguous"), std::string::npos);
 }
 
+TEST(MatcherTest, AGrammarTooAmbiguousToGoOnLeavesOnlyTheEnd) {
+  // Found by gbnf_fuzz (fuzz/README.md): nested repetitions multiply the
+  // ways to read each space, so after a few spaces every next byte passes
+  // the stack cap. The text can end there and nothing else is allowed, yet
+  // the grammar itself would go on: MustEnd stays false (it is not the
+  // grammar's end), and a sampler, allowed only end tokens, ends there.
+  std::shared_ptr<const Grammar> g = Parse("root::=([ ])++++++++++");
+  ASSERT_NE(g, nullptr);
+  Matcher m(g);
+  size_t spaces = 0;
+  while (spaces < 64 && m.Accept(" ")) ++spaces;
+  ASSERT_LT(spaces, 64u);
+  EXPECT_NE(m.last_rejection().find("too ambiguous"), std::string::npos) << m.last_rejection();
+  EXPECT_TRUE(m.CanEnd());
+  EXPECT_FALSE(m.MustEnd());
+  for (int b = 0; b < 256; ++b) EXPECT_FALSE(Matcher(m).Accept(std::string(1, static_cast<char>(b)))) << b;
+}
+
 TEST(MatcherTest, TailCallsKeepStacksFlat) {
   for (std::string_view text : {"root ::= \"x\"*", "root ::= list\nlist ::= \"x\" list | \"\"",
                                 "root ::= \"[\" item* \"]\"\nitem ::= \"x\" | \"(\" item* \")\""}) {
