@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <filesystem>
-#include <regex>
 #include <string>
 
 #include "collect_answer.h"
@@ -22,11 +21,13 @@ namespace {
 namespace fs = std::filesystem;
 
 // A counter of /metrics, e.g. "trit_speculative_accepted_tokens_total".
+// (No std::regex: GCC 12 warns inside it under the sanitizers.)
 uint64_t Counter(const Metrics& metrics, const std::string& name) {
-  std::smatch m;
   const std::string text = metrics.Render({});
-  EXPECT_TRUE(std::regex_search(text, m, std::regex("\n" + name + " ([0-9]+)\n"))) << name;
-  return m.empty() ? 0 : std::stoull(m[1].str());
+  const size_t at = text.find("\n" + name + " ");
+  EXPECT_NE(at, std::string::npos) << name;
+  if (at == std::string::npos) return 0;
+  return std::stoull(text.substr(at + name.size() + 2));
 }
 
 struct Request {
