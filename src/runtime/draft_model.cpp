@@ -101,9 +101,12 @@ Expected<std::vector<std::vector<int32_t>>> ModelDrafter::DraftMany(std::span<co
   std::vector<bool> seen(static_cast<size_t>(session_->n_seq()), false);
   for (size_t i = 0; i < requests.size(); ++i) {
     const Request& q = requests[i];
-    if (q.seq < 0 || q.seq >= session_->n_seq() || seen[static_cast<size_t>(q.seq)]) {
-      return Error(ErrorCode::kInvalidArgument, "draft sequence {}: out of range [0, {}) or asked twice", q.seq,
-                   session_->n_seq());
+    if (q.seq < 0 || q.seq >= session_->n_seq()) {
+      return Error(ErrorCode::kInvalidArgument, "draft sequence {} is out of range, expected 0..{}", q.seq,
+                   session_->n_seq() - 1);
+    }
+    if (seen[static_cast<size_t>(q.seq)]) {
+      return Error(ErrorCode::kInvalidArgument, "draft sequence {} is asked for twice in one DraftMany call", q.seq);
     }
     seen[static_cast<size_t>(q.seq)] = true;
     // Guesses need room in the draft model's context too; past it, none.

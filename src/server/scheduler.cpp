@@ -379,7 +379,7 @@ void Scheduler::Step() {
   struct Rows {
     Slot* slot;
     int64_t first = 0;  // its first row
-    int64_t base = 0;   // the cache position of its first row's token
+    int64_t base = 0;   // a generating slot's: the cache position of its first row's token
     std::vector<int32_t> drafts;
     bool generating = false;
   };
@@ -416,7 +416,7 @@ void Scheduler::Step() {
       const size_t k = slot->n_prefilled + i;
       const bool last = k + 1 == prompt.size();
       if (last) {
-        groups.push_back({slot.get(), static_cast<int64_t>(batch.logit_rows.size()), static_cast<int64_t>(k), {}, false});
+        groups.push_back({slot.get(), static_cast<int64_t>(batch.logit_rows.size()), 0, {}, false});
       }
       batch.Add(prompt[k], static_cast<int32_t>(k), slot->seq, last);
     }
@@ -519,10 +519,7 @@ Expected<std::vector<std::vector<int32_t>>> Scheduler::Drafts(const std::vector<
   if (requests.empty()) return out;
   Expected<std::vector<std::vector<int32_t>>> drafts = model_drafter_->DraftMany(requests);
   if (!drafts.ok()) return drafts.status();
-  for (size_t q = 0; q < asked.size(); ++q) {
-    out[asked[q]] = std::move((*drafts)[q]);
-    out[asked[q]].resize(std::min<size_t>(out[asked[q]].size(), static_cast<size_t>(requests[q].max)));
-  }
+  for (size_t q = 0; q < asked.size(); ++q) out[asked[q]] = std::move((*drafts)[q]);  // at most max each
   return out;
 }
 
