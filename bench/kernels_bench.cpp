@@ -200,6 +200,7 @@ void GemmShapes(benchmark::internal::Benchmark* b) {
   b->Args({2048, 2048, 64, 1, 0, 0})->Args({2048, 2048, 64, 2, 0, 0})->Args({5632, 2048, 64, 2, 0, 0});
   b->Args({5632, 2048, 64, 2, 2, 0});  // row-group layout
   b->Args({1024, 2048, 64, 1, 2, 1});  // row groups from the caches: one core's prefill ceiling
+  b->Args({1024, 2048, 64, 1, 0, 1});  // rows from the caches (the float types have no row groups)
   b->Args({5632, 2048, 64, 1, 2, 0});  // row groups from memory, one core: the same kernel beside it
   b->ArgNames({"rows", "cols", "m", "threads", "ref", "cached"})->UseRealTime()->Unit(benchmark::kMillisecond);
 }
@@ -237,6 +238,7 @@ TRIT_MATMUL_BENCH(Q6_K);
 TRIT_MATMUL_BENCH(IQ4_NL);
 TRIT_MATMUL_BENCH(IQ4_XS);
 TRIT_MATMUL_BENCH(F16);
+TRIT_MATMUL_BENCH(BF16);
 
 }  // namespace
 }  // namespace trit::kernels

@@ -237,9 +237,11 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
     QuantMatMuls({&job, 1}, x, m, pool);
     return;
   }
-  TRIT_CHECK(w.layout == WeightLayout::kRows);  // row groups exist for quantized kernels only
   if (const FloatKernel kernel = FloatKernelFor(w.type->type); kernel != nullptr) {
-    ForEachRowBlockAndTile(w.n_rows, m, 1, simd::kRowTile, pool, [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+    // Row groups (f16, bf16 on AVX-512): threads split whole groups, and a
+    // 16-row block splits where the groups end and the last rows begin.
+    const int64_t grouped = w.layout == WeightLayout::kRowGroups8 ? w.n_rows / kRowGroup * kRowGroup : 0;
+    auto call = [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
       simd::FloatDotArgs args;
       args.w = w.data + static_cast<uint64_t>(o) * w.row_bytes;
       args.n_w = n_w;
@@ -249,10 +251,21 @@ void MatMulOptimized(const Matrix& w, const float* x, int64_t m, float* y, Threa
       args.n_a = n_a;
       args.y = y + r0 * w.n_rows + o;
       args.y_stride = w.n_rows;
+      args.row_groups = o < grouped;
       kernel(args);
-    });
+    };
+    ForEachRowBlockAndTile(w.n_rows, m, grouped > 0 ? kRowGroup : 1, simd::kFloatRowTile, pool,
+                           [&](int64_t o, int64_t n_w, int64_t r0, int64_t n_a) {
+                             if (o < grouped && o + n_w > grouped) {
+                               call(o, grouped - o, r0, n_a);
+                               call(grouped, o + n_w - grouped, r0, n_a);
+                             } else {
+                               call(o, n_w, r0, n_a);
+                             }
+                           });
     return;
   }
+  TRIT_CHECK(w.layout == WeightLayout::kRows);  // no kernel reads this type's row groups
   MatMul(w, x, m, y, pool);
 }
 

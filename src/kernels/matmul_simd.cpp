@@ -1365,99 +1365,6 @@ void DotQ6_KKernel(const QuantDotArgs& g) {
   RowLayoutOrGroups<DotQ6_KRowLayout>(g, quant::GgmlType::kQ6_K, TRIT_ROWS8(DotQ6_KRows8));
 }
 
-// dot.h's order with vectors: element k into lane k % 8 (one 8-lane vector
-// or several narrower ones), each lane one fused multiply-add (FusedMulAddV:
-// one rounding, as dot.h's std::fma), the tail into lanes 0.., then
-// DotReduce. load(df, k) gives weights k.. as floats; scalar(k) one weight.
-template <int64_t kRows, int64_t kW, class Load, class Scalar>
-HWY_INLINE void FloatRowsN(const FloatDotArgs& g, int64_t o0, const Load& load, const Scalar& scalar) {
-  // A constant row count keeps the accumulators in registers: each lane is
-  // one dependency chain (dot.h's order), so a round trip through memory
-  // per step would double its latency. kW weight rows at once: more
-  // independent chains (the FMAs' latency, not their throughput, bounds one
-  // row), each weight vector widened once for all activation rows.
-  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
-  const hn::CappedTag<float, 8> df;
-  using VF = hn::VFromD<decltype(df)>;
-  constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
-  static_assert(kDotLanes % kL == 0, "the 8 lanes of dot.h in whole vectors");
-  constexpr int64_t kG = kDotLanes / kL;
-  const uint8_t* w[kW];
-  for (int64_t v = 0; v < kW; ++v) w[v] = static_cast<const uint8_t*>(g.w) + (o0 + v) * g.w_row_bytes;
-  VF acc[kW][kRowTile][kG];
-  for (int64_t v = 0; v < kW; ++v) {
-    for (int64_t r = 0; r < n_a; ++r) {
-      for (int64_t i = 0; i < kG; ++i) acc[v][r][i] = hn::Zero(df);
-    }
-  }
-  const int64_t n8 = g.n_cols - g.n_cols % kDotLanes;
-  for (int64_t k = 0; k < n8; k += kDotLanes) {
-    for (int64_t i = 0; i < kG; ++i) {
-      for (int64_t v = 0; v < kW; ++v) {
-        const VF wv = load(df, w[v], k + i * kL);
-        for (int64_t r = 0; r < n_a; ++r) {
-          acc[v][r][i] = FusedMulAddV(hn::LoadU(df, g.x + r * g.n_cols + k + i * kL), wv, acc[v][r][i]);
-        }
-      }
-    }
-  }
-  for (int64_t v = 0; v < kW; ++v) {
-    for (int64_t r = 0; r < n_a; ++r) {
-      HWY_ALIGN float lanes[kDotLanes] = {};
-      for (int64_t i = 0; i < kG; ++i) hn::Store(acc[v][r][i], df, lanes + i * kL);
-      const float* x = g.x + r * g.n_cols;
-      for (int64_t j = 0; n8 + j < g.n_cols; ++j) lanes[j] = std::fma(x[n8 + j], scalar(w[v], n8 + j), lanes[j]);
-      g.y[o0 + v + r * g.y_stride] = DotReduce(lanes);
-    }
-  }
-}
-
-template <int64_t kRows, class Load, class Scalar>
-HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
-  // Several weight rows at a time: independent FMA chains (one row alone
-  // is one chain, bound by the FMA's latency). One activation row: 8 weight
-  // rows (8 chains); batches: 3 (12 chains with 4 activation rows: 16 plus
-  // the weight vector would overflow AVX2's 16 registers, and a chain
-  // through the stack is as slow as one alone).
-  constexpr int64_t kW = kRows == 1 ? 8 : kRows > 1 ? 3 : 1;
-  int64_t o = 0;
-  for (; o + kW <= g.n_w; o += kW) FloatRowsN<kRows, kW>(g, o, load, scalar);
-  for (; o < g.n_w; ++o) FloatRowsN<kRows, 1>(g, o, load, scalar);
-}
-
-template <class Load, class Scalar>
-HWY_INLINE void FloatRows(const FloatDotArgs& g, const Load& load, const Scalar& scalar) {
-  ByRowCount(g.n_a, [&](auto rows) { FloatRowsAll<decltype(rows)::value>(g, load, scalar); });
-}
-
-void DotF32Kernel(const FloatDotArgs& g) {
-  FloatRows(
-      g, [](auto df, const uint8_t* w, int64_t k) { return hn::LoadU(df, reinterpret_cast<const float*>(w) + k); },
-      [](const uint8_t* w, int64_t k) { return reinterpret_cast<const float*>(w)[k]; });
-}
-
-void DotF16Kernel(const FloatDotArgs& g) {
-  FloatRows(
-      g,
-      [](auto df, const uint8_t* w, int64_t k) {
-        const hn::Rebind<hwy::float16_t, decltype(df)> dh;
-        return hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(w) + k));
-      },
-      [](const uint8_t* w, int64_t k) { return HalfToFloat(reinterpret_cast<const uint16_t*>(w)[k]); });
-}
-
-void DotBF16Kernel(const FloatDotArgs& g) {
-  FloatRows(
-      g,
-      [](auto df, const uint8_t* w, int64_t k) {
-        const hn::Rebind<uint16_t, decltype(df)> du16;
-        const hn::RebindToUnsigned<decltype(df)> du32;
-        return hn::BitCast(
-            df, hn::ShiftLeft<16>(hn::PromoteTo(du32, hn::LoadU(du16, reinterpret_cast<const uint16_t*>(w) + k))));
-      },
-      [](const uint8_t* w, int64_t k) { return Bf16ToFloat(reinterpret_cast<const uint16_t*>(w)[k]); });
-}
-
 #undef TRIT_X86
 #undef TRIT_X86_256
 #undef TRIT_ROWS8
@@ -1481,9 +1388,6 @@ HWY_EXPORT(DotQ5_1Kernel);
 HWY_EXPORT(DotQ4_KKernel);
 HWY_EXPORT(DotQ5_KKernel);
 HWY_EXPORT(DotQ6_KKernel);
-HWY_EXPORT(DotF32Kernel);
-HWY_EXPORT(DotF16Kernel);
-HWY_EXPORT(DotBF16Kernel);
 
 bool HasRowGroupKernels() { return HWY_DYNAMIC_DISPATCH(HasRowGroupKernelsImpl)(); }
 void DotTQ2_0(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotTQ2_0Kernel)(args); }
@@ -1496,9 +1400,6 @@ void DotQ5_1(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_1Kernel)(arg
 void DotQ4_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ4_KKernel)(args); }
 void DotQ5_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ5_KKernel)(args); }
 void DotQ6_K(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotQ6_KKernel)(args); }
-void DotF32(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF32Kernel)(args); }
-void DotF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotF16Kernel)(args); }
-void DotBF16(const FloatDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotBF16Kernel)(args); }
 
 }  // namespace trit::kernels::simd
 #endif  // HWY_ONCE

@@ -1,7 +1,7 @@
 // The per-CPU-target dot-product kernels behind MatMulOptimized
 // (matmul_optimized.h), compiled once per Highway target in matmul_simd.cpp
 // (q2_K, q3_K: matmul_simd_kquants_low.cpp; iq4_nl, iq4_xs:
-// matmul_simd_iq4.cpp) and chosen at run time
+// matmul_simd_iq4.cpp; f32, f16, bf16: matmul_simd_float.cpp) and chosen at run time
 // (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
 //
 // Every kernel computes, for n_w consecutive weight rows and up to kRowTile
@@ -33,6 +33,10 @@ inline constexpr int64_t kRowTile = 4;
 // The same for row-group matrices (repack.h): their kernels cost less per
 // activation row, so sharing each decoded block among more rows pays.
 inline constexpr int64_t kGroupRowTile = 8;
+// The same for float weights (matmul_simd_float.cpp): AVX-512 holds this
+// many rows' accumulators for 3 pairs of weight rows; other targets take
+// them kRowTile at a time.
+inline constexpr int64_t kFloatRowTile = 8;
 
 struct QuantDotArgs {
   const uint8_t* w = nullptr;        // n_w weight rows of n_blocks blocks, w_row_bytes apart
@@ -57,14 +61,18 @@ struct FloatDotArgs {
   int64_t w_row_bytes = 0;
   int64_t n_cols = 0;
   const float* x = nullptr;   // (n_a, n_cols)
-  int64_t n_a = 0;            // 1..kRowTile
+  int64_t n_a = 0;            // 1..kFloatRowTile
   float* y = nullptr;         // weight row o, activation row r: y[o + r * y_stride]
   int64_t y_stride = 0;
+  bool row_groups = false;    // w is in repack.h's row-group layout (n_w a multiple of 8, n_cols of 8; f16, bf16)
 };
 
 // True when the dispatched target has kernels reading the row-group layout
 // directly (x86 with 256-bit vectors); the others restore rows on the fly.
 bool HasRowGroupKernels();
+// True when the dispatched target reads f16/bf16 row groups faster than rows
+// (x86 with AVX-512).
+bool HasFloatRowGroupKernels();
 
 // Weight block formats (quant/block_formats.h) with a kernel here.
 void DotTQ2_0(const QuantDotArgs& args);  // 256-element activation blocks

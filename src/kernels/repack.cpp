@@ -51,6 +51,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
   static constexpr Part kIQ4_XS[] = {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}};  // d; scales_h; scales_l; quants
   static constexpr Part kTQ2_0[] = {{64, 2, 2}, {0, 64, 4}};  // d; quants by 4-byte groups
   static constexpr Part kTQ1_0[] = {{52, 2, 2}, {0, 48, 4}, {48, 4, 4}};  // d; qs by 4-byte groups; qh
+  static constexpr Part kHalf8[] = {{0, 16, 16}};  // f16, bf16: 8 values a row (LayoutBlockOf)
   switch (type) {
     case quant::GgmlType::kQ4_0: return kQ4_0;
     case quant::GgmlType::kQ4_1: return kQ4_1;
@@ -64,6 +65,8 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
     case quant::GgmlType::kIQ4_XS: return kIQ4_XS;
     case quant::GgmlType::kTQ2_0: return kTQ2_0;
     case quant::GgmlType::kTQ1_0: return kTQ1_0;
+    case quant::GgmlType::kF16:
+    case quant::GgmlType::kBF16: return kHalf8;
     default: return {};
   }
 }
@@ -82,6 +85,8 @@ void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint
         // most of the load time).
         if (p.unit == 4) {
           to_group ? std::memcpy(packed, row, 4) : std::memcpy(row, packed, 4);
+        } else if (p.unit == 16) {
+          to_group ? std::memcpy(packed, row, 16) : std::memcpy(row, packed, 16);
         } else {
           TRIT_CHECK(p.unit == 2);
           to_group ? std::memcpy(packed, row, 2) : std::memcpy(row, packed, 2);
@@ -92,20 +97,43 @@ void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint
   }
 }
 
+// The unit the layout interleaves: a quantized type's block; for the 16-bit
+// float types 8 values (dot.h's 8 lanes: a pair of rows is then one 256-bit
+// load of the float kernels).
+struct LayoutBlock {
+  int64_t values, bytes;
+};
+LayoutBlock LayoutBlockOf(const quant::TypeInfo& t) {
+  if (t.type == quant::GgmlType::kF16 || t.type == quant::GgmlType::kBF16) return {8, 16};
+  return {t.block_size, static_cast<int64_t>(t.type_size)};
+}
+
+bool IsFloatType(quant::GgmlType type) {
+  return type == quant::GgmlType::kF16 || type == quant::GgmlType::kBF16;
+}
+
 }  // namespace
 
 bool HasRowGroupLayout(quant::GgmlType type) { return !PartsOf(type).empty(); }
 
 bool ShouldRepack(const Matrix& w) {
-  return w.type != nullptr && w.layout == WeightLayout::kRows && HasRowGroupLayout(w.type->type) &&
-         w.n_rows >= kRowGroup && simd::HasRowGroupKernels();
+  if (w.type == nullptr || w.layout != WeightLayout::kRows || !HasRowGroupLayout(w.type->type) ||
+      w.n_rows < kRowGroup || !simd::HasRowGroupKernels()) {
+    return false;
+  }
+  // Float rows: only where the kernels read the groups faster, and whole
+  // blocks of 8 values (a row length that is not one keeps its rows).
+  if (IsFloatType(w.type->type)) return w.n_cols % 8 == 0 && simd::HasFloatRowGroupKernels();
+  return true;
 }
 
 Matrix RepackRowGroups(const Matrix& w, uint8_t* dst) {
   TRIT_CHECK(w.layout == WeightLayout::kRows && HasRowGroupLayout(w.type->type));
   const std::span<const Part> parts = PartsOf(w.type->type);
-  const int64_t block_bytes = w.type->type_size;
-  const int64_t n_blocks = w.n_cols / w.type->block_size;
+  const LayoutBlock block = LayoutBlockOf(*w.type);
+  TRIT_CHECK(w.n_cols % block.values == 0);
+  const int64_t block_bytes = block.bytes;
+  const int64_t n_blocks = w.n_cols / block.values;
   const int64_t row_bytes = static_cast<int64_t>(w.row_bytes);
   const int64_t n_groups = w.n_rows / kRowGroup;
   for (int64_t g = 0; g < n_groups; ++g) {
@@ -128,7 +156,7 @@ Matrix RepackRowGroups(const Matrix& w, uint8_t* dst) {
 void UnpackGroupRows(quant::GgmlType type, const uint8_t* group, int64_t n_blocks, int64_t row_bytes, uint8_t* rows) {
   const std::span<const Part> parts = PartsOf(type);
   TRIT_CHECK(!parts.empty());
-  const int64_t block_bytes = quant::GetType(type).type_size;
+  const int64_t block_bytes = LayoutBlockOf(quant::GetType(type)).bytes;
   for (int64_t b = 0; b < n_blocks; ++b) {
     MoveBlock(parts, block_bytes, b, rows, row_bytes, const_cast<uint8_t*>(group) + b * kRowGroup * block_bytes,
               false);
@@ -155,7 +183,7 @@ void CopyRow(const Matrix& w, int64_t row, uint8_t* out) {
 void UnpackRowGroup(const Matrix& w, int64_t group, uint8_t* rows) {
   TRIT_CHECK(w.layout == WeightLayout::kRowGroups8 && group >= 0 && (group + 1) * kRowGroup <= w.n_rows);
   UnpackGroupRows(w.type->type, w.data + static_cast<uint64_t>(group * kRowGroup) * w.row_bytes,
-                  w.n_cols / w.type->block_size, static_cast<int64_t>(w.row_bytes), rows);
+                  w.n_cols / LayoutBlockOf(*w.type).values, static_cast<int64_t>(w.row_bytes), rows);
 }
 
 }  // namespace trit::kernels

@@ -26,7 +26,10 @@
 //   tq2_0 (66 bytes): d, then the 64 bytes of qs by 4-byte groups (16 x 32
 //     bytes);
 //   tq1_0 (54 bytes): d, the 48 bytes of qs by 4-byte groups (12 x 32
-//     bytes), then qh (one 4-byte word per row: 32 bytes).
+//     bytes), then qh (one 4-byte word per row: 32 bytes);
+//   f16, bf16: blocks of 8 values (16 bytes) of each row, rows 0..7 (128
+//     bytes), so that rows 2p and 2p + 1 are one 32-byte load (the float
+//     kernels' pairs, matmul_simd_float.cpp).
 // One load then gives 4 quants of 8 rows, and a block's 8 integer sums come
 // out of the dot-product steps already reduced (no horizontal adds). The
 // last n_rows % 8 rows stay as they were (row layout) after the groups.
@@ -34,7 +37,7 @@
 //
 // Which matrices are repacked: q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl,
 // iq4_xs, tq2_0 and tq1_0 ones of at least 8 rows, when the CPU runs a kernel target with row-group kernels
-// (x86 AVX2 and up). The optimized kernels on other targets read the layout too (by
+// (x86 AVX2 and up); f16 and bf16 ones whose rows are whole blocks of 8 values, when it runs AVX-512. The optimized kernels on other targets read the layout too (by
 // restoring a group's rows on the fly), so results never depend on it.
 #pragma once
 
@@ -66,7 +69,8 @@ void CopyRow(const Matrix& w, int64_t row, uint8_t* out);
 // rows (8 * w.row_bytes bytes).
 void UnpackRowGroup(const Matrix& w, int64_t group, uint8_t* rows);
 
-// The same from raw bytes: the group's n_blocks blocks of `type` into 8 rows
+// The same from raw bytes: the group's n_blocks blocks of `type` (of 8 values
+// for f16 and bf16) into 8 rows
 // of row_bytes (the kernels' fallback on targets without row-group kernels).
 void UnpackGroupRows(quant::GgmlType type, const uint8_t* group, int64_t n_blocks, int64_t row_bytes, uint8_t* rows);
 

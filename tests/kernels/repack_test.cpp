@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/matmul_optimized.h"
+#include "kernels/matmul_simd.h"
 #include "kernels/test_inputs.h"
 
 namespace trit::kernels {
@@ -18,7 +19,8 @@ using quant::GgmlType;
 class RepackTest : public ::testing::TestWithParam<GgmlType> {};
 
 // 37 rows: four groups and five rows left in row layout; 101 blocks of 32
-// or 13 blocks of 256 a row (block counts that are not multiples of 8).
+// or 13 blocks of 256 a row (block counts that are not multiples of 8;
+// f16 and bf16: 3232 values, 404 blocks of 8).
 constexpr int64_t kRows = 37;
 int64_t ColsOf(const quant::TypeInfo& t) { return t.block_size == 256 ? 13 * 256 : 101 * 32; }
 
@@ -102,15 +104,22 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
 INSTANTIATE_TEST_SUITE_P(Types, RepackTest,
                          ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                                            GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K, GgmlType::kIQ4_NL,
-                                           GgmlType::kIQ4_XS, GgmlType::kTQ2_0, GgmlType::kTQ1_0),
+                                           GgmlType::kIQ4_XS, GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kF16,
+                                           GgmlType::kBF16),
                          [](const auto& info) { return std::string(quant::GetType(info.param).name); });
 
 TEST(Repack, OnlyRowLayoutTypesWithGroupsOfAtLeastOneGroup) {
   std::mt19937_64 rng(FreshSeed());
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ2_K));
-  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kF16));
+  EXPECT_FALSE(HasRowGroupLayout(GgmlType::kF32));
+  EXPECT_TRUE(HasRowGroupLayout(GgmlType::kF16));
   EXPECT_FALSE(HasRowGroupLayout(GgmlType::kQ3_K));
   EXPECT_TRUE(HasRowGroupLayout(GgmlType::kQ6_K));
+  // Float rows: whole blocks of 8 values, and only where a target reads
+  // their groups faster than rows (AVX-512).
+  EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kF16), 100, 16, rng).m));
+  EXPECT_EQ(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kBF16), 64, 16, rng).m),
+            simd::HasFloatRowGroupKernels());
   EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ5_0), 64, 7, rng).m));
   EXPECT_FALSE(ShouldRepack(RandomWeights(quant::GetType(GgmlType::kQ3_K), 256, 16, rng).m));
   Weights w = RandomWeights(quant::GetType(GgmlType::kQ4_0), 64, 16, rng);
