@@ -72,11 +72,32 @@ uint64_t RepackForOptimizedKernels(DecoderWeights& w) {
   // is held twice, not a whole matrix (a tied embedding is most of a small
   // model: Gemma 3 270M's is 170 of the file's 241 MiB).
   constexpr uint64_t kSliceBytes = uint64_t{4} << 20;
-  uint64_t bytes = 0;
-  auto repack = [&](kernels::Matrix& m) {
+  // Every copy in one buffer (huge pages: base/huge_buffer.h), each matrix
+  // at a 64-byte boundary: one buffer per matrix would round each small one
+  // up to a 2 MiB page.
+  constexpr uint64_t kAlign = 64;
+  std::vector<kernels::Matrix*> todo;
+  uint64_t total = 0;
+  auto plan = [&](kernels::Matrix& m) {
     if (!kernels::ShouldRepack(m)) return;
+    todo.push_back(&m);
+    total += (m.row_bytes * static_cast<uint64_t>(m.n_rows) + kAlign - 1) / kAlign * kAlign;
+  };
+  for (LayerWeights& l : w.layers) {
+    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) plan(*m);
+  }
+  // A tied token embedding is the output matrix: repacked once with it, and
+  // the lookups then read rows out of the groups (kernels::DequantizeRow, the
+  // same floats). An untied one stays in the file: only rows are read there.
+  const bool tied = w.output.data == w.token_embd.data;
+  plan(w.output);
+  if (todo.empty()) return 0;
+  HugeBuffer buffer(total);
+  uint64_t at = 0, bytes = 0;
+  for (kernels::Matrix* mp : todo) {
+    kernels::Matrix& m = *mp;
     const uint64_t n = m.row_bytes * static_cast<uint64_t>(m.n_rows);
-    std::unique_ptr<uint8_t[]> copy(new uint8_t[n]);
+    uint8_t* copy = buffer.data() + at;
     const int64_t group = kernels::kRowGroup;
     const int64_t grouped = m.n_rows / group * group;
     const int64_t slice = std::max<int64_t>(1, static_cast<int64_t>(kSliceBytes / m.row_bytes) / group) * group;
@@ -84,24 +105,17 @@ uint64_t RepackForOptimizedKernels(DecoderWeights& w) {
       kernels::Matrix part = m;  // rows r0.. of the slice; the last one also takes the rows after the groups
       part.data = m.data + static_cast<uint64_t>(r0) * m.row_bytes;
       part.n_rows = r0 + slice >= grouped ? m.n_rows - r0 : slice;
-      kernels::RepackRowGroups(part, copy.get() + static_cast<uint64_t>(r0) * m.row_bytes);
+      kernels::RepackRowGroups(part, copy + static_cast<uint64_t>(r0) * m.row_bytes);
       ReleaseMappedPages({part.data, static_cast<uint64_t>(part.n_rows) * m.row_bytes});
     }
     ReleaseMappedPages({m.data, n});  // the pages that straddle two slices
-    m.data = copy.get();
+    m.data = copy;
     m.layout = kernels::WeightLayout::kRowGroups8;
-    w.repacked.push_back(std::move(copy));
+    at += (n + kAlign - 1) / kAlign * kAlign;
     bytes += n;
-  };
-  for (LayerWeights& l : w.layers) {
-    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) repack(*m);
   }
-  // A tied token embedding is the output matrix: repacked once with it, and
-  // the lookups then read rows out of the groups (kernels::DequantizeRow, the
-  // same floats). An untied one stays in the file: only rows are read there.
-  const bool tied = w.output.data == w.token_embd.data;
-  repack(w.output);
   if (tied) w.token_embd = w.output;
+  w.repacked = std::move(buffer);
   return bytes;
 }
 

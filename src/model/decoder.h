@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "base/huge_buffer.h"
 #include "formats/gguf/reader.h"
 #include "kernels/matmul.h"
 #include "model/hparams.h"
@@ -82,7 +83,7 @@ struct DecoderWeights {
   std::vector<LayerWeights> layers;    // (n_layer)
   // Copies in the row-group layout (kernels/repack.h) that matrices above
   // point into instead of the file, when the optimized kernels read them so.
-  std::vector<std::unique_ptr<uint8_t[]>> repacked;
+  HugeBuffer repacked;
 };
 
 // Moves every matrix the optimized kernels read faster in the row-group
