@@ -157,3 +157,10 @@ printf '{"name":"stories260k","source":"https://h/s.gguf","size":1185376,"sha256
   "$(printf 'a%.0s' {1..64})" > "$out/store_text_fuzz/manifest"
 printf 'hf.co/Qwen/Qwen3-0.6B-GGUF/Qwen3-0.6B-Q8_0.gguf' > "$out/store_text_fuzz/hub"
 printf 'https://example.com/x/Model-Q4_0.gguf?download=true' > "$out/store_text_fuzz/url"
+
+# Device lock records (system/device_lock.h) and a device name.
+mkdir -p "$out/lock_record_fuzz"
+printf '{"pid":4242,"child_pid":4243,"user":"alice","command":"trit pack run /packs/g --ids \\"1 2\\"","started_unix":1796441964,"started":"2026-12-05 03:39:24 UTC"}\n' \
+  > "$out/lock_record_fuzz/record"
+printf '{"pid":7,"started_unix":0}' > "$out/lock_record_fuzz/minimal"
+printf 'xdna2-0' > "$out/lock_record_fuzz/device"

@@ -36,6 +36,7 @@ Command AddBackendsCommand(CLI::App& parent);
 Command AddDoctorCommand(CLI::App& parent);
 Command AddBenchCommand(CLI::App& parent);
 Command AddServeCommand(CLI::App& parent);
+Command AddLockCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);
