@@ -12,6 +12,7 @@
 #include <cstring>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,16 +51,29 @@ int ShellStatus(int status) {
   return kExitFailure;
 }
 
-int RunLocked(const LockOptions& o) {
-  if (Status s = system::CheckDeviceName(o.device); !s.ok()) {
-    PrintError(s.message());
-    return kExitUsage;
+// The locks directory for a command on `device` (empty: every device), or
+// the exit code after saying what is wrong: a bad name is a usage error.
+std::optional<std::string> LocksDirFor(const std::string& device, int& exit_code) {
+  if (!device.empty()) {
+    if (Status s = system::CheckDeviceName(device); !s.ok()) {
+      PrintError(s.message());
+      exit_code = kExitUsage;
+      return std::nullopt;
+    }
   }
   Expected<std::string> dir = LocksDir();
   if (!dir.ok()) {
     PrintError(dir.status().message());
-    return kExitFailure;
+    exit_code = kExitFailure;
+    return std::nullopt;
   }
+  return *dir;
+}
+
+int RunLocked(const LockOptions& o) {
+  int exit_code = kExitSuccess;
+  const std::optional<std::string> dir = LocksDirFor(o.device, exit_code);
+  if (!dir) return exit_code;
   const system::LockHolder me = system::CurrentProcessHolder(o.command);
   Expected<system::LockAttempt> attempt =
       system::LockDevice(*dir, o.device, me, o.wait_seconds, [&](const std::optional<system::LockHolder>& holder) {
@@ -159,17 +173,9 @@ std::string StateText(const system::DeviceLockState& s) {
 }
 
 int RunStatus(const LockOptions& o) {
-  if (!o.device.empty()) {
-    if (Status s = system::CheckDeviceName(o.device); !s.ok()) {
-      PrintError(s.message());
-      return kExitUsage;
-    }
-  }
-  Expected<std::string> dir = LocksDir();
-  if (!dir.ok()) {
-    PrintError(dir.status().message());
-    return kExitFailure;
-  }
+  int exit_code = kExitSuccess;
+  const std::optional<std::string> dir = LocksDirFor(o.device, exit_code);
+  if (!dir) return exit_code;
   Expected<std::vector<system::DeviceLockState>> states = system::ReadDeviceLocks(*dir, o.device);
   if (!states.ok()) {
     PrintError(states.status().message());
