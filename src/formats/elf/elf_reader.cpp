@@ -14,7 +14,7 @@ using binfmt::BinaryView;
 using binfmt::ByteOrder;
 
 constexpr uint32_t kPtLoad = 1, kPtDynamic = 2, kPtInterp = 3;
-constexpr uint32_t kShtDynsym = 11;
+constexpr uint32_t kShtDynsym = 11, kShtNote = 7;
 constexpr int64_t kDtNull = 0, kDtNeeded = 1, kDtHash = 4, kDtStrtab = 5, kDtSymtab = 6, kDtStrsz = 10,
                   kDtSoname = 14, kDtRpath = 15, kDtRunpath = 29, kDtGnuHash = 0x6ffffef5,
                   kDtVerneed = 0x6ffffffe, kDtVerneedNum = 0x6fffffff;
@@ -25,8 +25,8 @@ struct Segment {
 };
 
 struct Section {
-  uint32_t type = 0, link = 0;
-  uint64_t offset = 0, size = 0, entsize = 0;
+  uint32_t name = 0, type = 0, link = 0;
+  uint64_t offset = 0, size = 0, entsize = 0, addralign = 0;
 };
 
 std::string MachineName(uint16_t machine) {
@@ -52,6 +52,7 @@ class ElfParser {
   ElfParser(std::span<const uint8_t> bytes, bool is64, ByteOrder order) : v_(bytes, order), is64_(is64) {}
 
   Expected<binfmt::Image> Parse();
+  Expected<std::vector<ElfNote>> Notes();
 
  private:
   // A word of the file's class: 4 bytes in ELF32, 8 in ELF64.
@@ -141,10 +142,12 @@ Status ElfParser::ReadSections() {
     const uint64_t at = shoff + i * shentsize;
     const uint64_t w = WordSize();
     Section s;
+    TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at, &s.name, "sh_name"));
     TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 4, &s.type, "sh_type"));
     TRIT_RETURN_IF_ERROR(Word(at + 8 + 2 * w, &s.offset, "sh_offset"));
     TRIT_RETURN_IF_ERROR(Word(at + 8 + 3 * w, &s.size, "sh_size"));
     TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 8 + 4 * w, &s.link, "sh_link"));
+    TRIT_RETURN_IF_ERROR(Word(at + 16 + 4 * w, &s.addralign, "sh_addralign"));
     TRIT_RETURN_IF_ERROR(Word(at + 16 + 5 * w, &s.entsize, "sh_entsize"));
     sections_.push_back(s);
   }
@@ -401,13 +404,67 @@ Expected<binfmt::Image> ElfParser::Parse() {
   return image;
 }
 
-}  // namespace
-
-bool HasElfMagic(std::span<const uint8_t> bytes) {
-  return bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F';
+// The notes of every SHT_NOTE section: each entry's namesz, descsz and
+// type, then the name and the descriptor, each padded to the section's
+// alignment (4, or 8 where the section says 8), all inside the section.
+Expected<std::vector<ElfNote>> ElfParser::Notes() {
+  TRIT_RETURN_IF_ERROR(v_.Need(0, is64_ ? 64 : 52, "ELF header"));
+  TRIT_RETURN_IF_ERROR(ReadSections());
+  uint16_t shstrndx = 0;
+  TRIT_RETURN_IF_ERROR(v_.Read<uint16_t>(is64_ ? 62 : 50, &shstrndx, "e_shstrndx"));
+  const Section* names = nullptr;
+  if (shstrndx != 0 && shstrndx < sections_.size()) {
+    names = &sections_[shstrndx];
+    TRIT_RETURN_IF_ERROR(v_.Need(names->offset, names->size, "section name table (e_shstrndx)"));
+  } else if (shstrndx != 0) {
+    return Error(ErrorCode::kCorrupt, "e_shstrndx: {} names no section ({} sections)", shstrndx, sections_.size());
+  }
+  std::vector<ElfNote> notes;
+  for (size_t i = 0; i < sections_.size(); ++i) {
+    const Section& sec = sections_[i];
+    if (sec.type != kShtNote) continue;
+    std::string section_name;
+    if (names != nullptr) {
+      TRIT_RETURN_IF_ERROR(v_.ReadCString(names->offset + sec.name, names->offset + names->size, &section_name,
+                                          fmt::format("name of section {}", i)));
+    }
+    const std::string where = fmt::format("note section {} ({})", i, section_name);
+    TRIT_RETURN_IF_ERROR(v_.Need(sec.offset, sec.size, where));
+    const uint64_t align = sec.addralign == 8 ? 8 : 4;
+    auto padded = [&](uint64_t n) { return (n + align - 1) / align * align; };
+    const uint64_t end = sec.offset + sec.size;
+    for (uint64_t at = sec.offset; at < end;) {
+      if (end - at < 12) {
+        return Error(ErrorCode::kCorrupt, "{}: {} bytes left at byte {}, less than a note header (12)", where,
+                     end - at, at);
+      }
+      uint32_t namesz = 0, descsz = 0, type = 0;
+      TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at, &namesz, "n_namesz"));
+      TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 4, &descsz, "n_descsz"));
+      TRIT_RETURN_IF_ERROR(v_.Read<uint32_t>(at + 8, &type, "n_type"));
+      const uint64_t name_at = at + 12, desc_at = name_at + padded(namesz), next = desc_at + padded(descsz);
+      if (next > end || next <= at) {
+        return Error(ErrorCode::kCorrupt, "{}: the note at byte {} (n_namesz {}, n_descsz {}) runs past the section's end (byte {})",
+                     where, at, namesz, descsz, end);
+      }
+      ElfNote note;
+      note.section = section_name;
+      note.type = type;
+      if (namesz > 0) {
+        // The name is NUL-terminated within n_namesz.
+        TRIT_RETURN_IF_ERROR(v_.ReadCString(name_at, name_at + namesz, &note.name, fmt::format("{}: note name", where)));
+      }
+      const std::span<const uint8_t> all = v_.bytes();
+      note.desc.assign(all.begin() + static_cast<ptrdiff_t>(desc_at), all.begin() + static_cast<ptrdiff_t>(desc_at + descsz));
+      notes.push_back(std::move(note));
+      at = next;
+    }
+  }
+  return notes;
 }
 
-Expected<binfmt::Image> ReadElf(std::span<const uint8_t> bytes) {
+// ReadElf's checks of e_ident, then a parser of the file's class and order.
+Expected<ElfParser> MakeParser(std::span<const uint8_t> bytes) {
   if (!HasElfMagic(bytes)) return Error(ErrorCode::kCorrupt, "ELF magic at byte 0: not \\x7fELF");
   if (bytes.size() < 16) {
     return Error(ErrorCode::kCorrupt, "truncated: e_ident at byte 0 needs 16 bytes, file has {}", bytes.size());
@@ -420,8 +477,25 @@ Expected<binfmt::Image> ReadElf(std::span<const uint8_t> bytes) {
     return Error(ErrorCode::kCorrupt, "EI_DATA at byte 5: {} is neither 1 (little-endian) nor 2 (big-endian)",
                  ei_data);
   }
-  ElfParser parser(bytes, ei_class == 2, ei_data == 1 ? ByteOrder::kLittle : ByteOrder::kBig);
-  return parser.Parse();
+  return ElfParser(bytes, ei_class == 2, ei_data == 1 ? ByteOrder::kLittle : ByteOrder::kBig);
+}
+
+}  // namespace
+
+bool HasElfMagic(std::span<const uint8_t> bytes) {
+  return bytes.size() >= 4 && bytes[0] == 0x7f && bytes[1] == 'E' && bytes[2] == 'L' && bytes[3] == 'F';
+}
+
+Expected<binfmt::Image> ReadElf(std::span<const uint8_t> bytes) {
+  Expected<ElfParser> parser = MakeParser(bytes);
+  if (!parser.ok()) return parser.status();
+  return parser->Parse();
+}
+
+Expected<std::vector<ElfNote>> ReadElfNotes(std::span<const uint8_t> bytes) {
+  Expected<ElfParser> parser = MakeParser(bytes);
+  if (!parser.ok()) return parser.status();
+  return parser->Notes();
 }
 
 }  // namespace trit::elf

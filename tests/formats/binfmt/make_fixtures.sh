@@ -57,6 +57,25 @@ SRC
   gcc -shared -fPIC -o "$e/mixed/lib/libuses_libcxx.so" -Wl,-soname,libuses_libcxx.so "$work/uses.c" \
     -L"$e/mixed/lib" -l:libc++.so.1 -Wl,--enable-new-dtags,-rpath,'$ORIGIN'
   cp "$e/good/lib/libengine.so" "$e/mixed/lib/"
+  # Device kernels as a toolchain would ship them (docs/PACKS.md): two shared
+  # objects carrying a trit.kernel note (op, K, N, M) and one with none;
+  # each also carries the linker's GNU build-id note.
+  mkdir -p "$e/kernels"
+  kernel_note() {  # NAME DESC: a C file whose only data is the note
+    local desc="$2" n=$(( ${#2} + 1 ))
+    local padded=$(( (n + 3) / 4 * 4 ))
+    cat > "$work/$1.c" <<SRC
+struct note { unsigned namesz, descsz, type; char name[12]; char desc[$padded]; };
+__attribute__((section(".note.trit.kernel"), aligned(4), used))
+static const struct note trit_kernel = {12, $n, 1, "trit.kernel", "$desc"};
+int kernel_entry(void) { return 0; }
+SRC
+    gcc -shared -fPIC -o "$e/kernels/$1" "$work/$1.c"
+  }
+  kernel_note full_i8_matmul_K640_N2048.elf "op=matmul K=640 N=2048 M=64"
+  kernel_note SEALED-lmhead.elf "op=lmhead K=640 N=262144 M=1"
+  printf 'int plain_entry(void) { return 1; }\n' > "$work/plain.c"
+  gcc -shared -fPIC -o "$e/kernels/no_note.elf" "$work/plain.c"
   # 32-bit big-endian (PowerPC), with a DT_NEEDED, a DT_RPATH and a required
   # version GLIBC_2.99 from a version script: clang + ld.lld, no libc needed.
   if command -v clang >/dev/null && command -v ld.lld >/dev/null; then
