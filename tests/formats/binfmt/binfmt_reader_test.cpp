@@ -12,6 +12,7 @@
 
 #include "base/mapped_file.h"
 #include "formats/binfmt/read_image.h"
+#include "formats/binfmt/fixture_files.h"
 #include "test_paths.h"
 
 namespace trit::binfmt {
@@ -19,12 +20,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string Fixture(const std::string& relative) { return std::string(TRIT_BINFMT_FIXTURES) + "/" + relative; }
-
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using testing::Fixture;
+using testing::ReadAll;
 
 // The images of `path`; the test skips when a fixture's toolchain was missing.
 std::vector<Image> Read(const std::string& path) {

@@ -12,17 +12,15 @@
 #include <string>
 #include <vector>
 
+#include "formats/binfmt/fixture_files.h"
+
 namespace trit::elf {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string Fixture(const std::string& relative) { return std::string(TRIT_BINFMT_FIXTURES) + "/" + relative; }
-
-std::vector<uint8_t> ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
+using testing::Fixture;
+using testing::ReadAll;
 
 std::span<const uint8_t> Bytes(const std::string& text) {
   return {reinterpret_cast<const uint8_t*>(text.data()), text.size()};
