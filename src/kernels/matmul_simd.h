@@ -5,7 +5,8 @@
 // (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
 //
 // Every kernel computes, for n_w consecutive weight rows and up to kRowTile
-// activation rows, each result with the same arithmetic sequence whatever the
+// activation rows (kGroupRowTile from row groups, kFloatRowTile for the
+// float types), each result with the same arithmetic sequence whatever the
 // number of rows it is given and whatever the target:
 //   quantized types: per weight block b an exact integer dot product
 //     isum_b = sum q_w * q_a (with the type's offset taken out through the
