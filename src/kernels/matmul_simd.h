@@ -34,8 +34,8 @@ inline constexpr int64_t kRowTile = 4;
 // The same for row-group matrices (repack.h): their kernels cost less per
 // activation row, so sharing each decoded block among more rows pays.
 inline constexpr int64_t kGroupRowTile = 8;
-// The same for float weights (matmul_simd_float.cpp): AVX-512 holds this
-// many rows' accumulators for 3 pairs of weight rows; other targets take
+// The same for float weights (matmul_simd_float.cpp): AVX-512 runs this
+// many activation rows against 4 pairs of weight rows; other targets take
 // them kRowTile at a time.
 inline constexpr int64_t kFloatRowTile = 8;
 

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "base/half.h"
 #include "kernels/dot.h"
@@ -60,6 +61,21 @@ struct FloatLayout {
     return groups ? row + (k / 8) * 64 * kE + (k % 8) * kE : row + k * kE;
   }
 };
+
+// rows(n) with n an integral_constant of the activation row count: 1
+// (decode) and kTile (full tiles) compiled with it known, 0 read at run time
+// (matmul_simd-inl.h's ByRowCount for kRowTile; that header needs the
+// quantized kernels' definitions, which this file does not have).
+template <int64_t kTile, class Rows>
+HWY_INLINE void ByRowCount(int64_t n_a, const Rows& rows) {
+  if (n_a == 1) {
+    rows(std::integral_constant<int64_t, 1>());
+  } else if (n_a == kTile) {
+    rows(std::integral_constant<int64_t, kTile>());
+  } else {
+    rows(std::integral_constant<int64_t, 0>());
+  }
+}
 
 // The rows of one call after the lanes: the tail elements (n_cols % 8; row
 // layout only) into lanes 0.., then dot.h's tree. scalar(w, k) gives weight
@@ -213,26 +229,14 @@ HWY_INLINE void FloatRows(const FloatDotArgs& g, const Load& load, [[maybe_unuse
   FloatLayout<kE> layout;
   layout.groups = g.row_groups;
 #ifdef TRIT_FLOAT_PAIRS
-  if (g.n_a == 1) {
-    FloatPairsAll<1>(g, layout, load2, scalar);
-  } else if (g.n_a == kFloatRowTile) {
-    FloatPairsAll<kFloatRowTile>(g, layout, load2, scalar);
-  } else {
-    FloatPairsAll<0>(g, layout, load2, scalar);
-  }
+  ByRowCount<kFloatRowTile>(g.n_a, [&](auto rows) { FloatPairsAll<decltype(rows)::value>(g, layout, load2, scalar); });
 #else
   for (int64_t r0 = 0; r0 < g.n_a; r0 += kRowTile) {
     FloatDotArgs part = g;
     part.n_a = std::min(kRowTile, g.n_a - r0);
     part.x = g.x + r0 * g.n_cols;
     part.y = g.y + r0 * g.y_stride;
-    if (part.n_a == 1) {
-      FloatRowsAll<1>(part, layout, load, scalar);
-    } else if (part.n_a == kRowTile) {
-      FloatRowsAll<kRowTile>(part, layout, load, scalar);
-    } else {
-      FloatRowsAll<0>(part, layout, load, scalar);
-    }
+    ByRowCount<kRowTile>(part.n_a, [&](auto rows) { FloatRowsAll<decltype(rows)::value>(part, layout, load, scalar); });
   }
 #endif
 }

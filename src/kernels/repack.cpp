@@ -100,16 +100,14 @@ void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint
 // The unit the layout interleaves: a quantized type's block; for the 16-bit
 // float types 8 values (dot.h's 8 lanes: a pair of rows is then one 256-bit
 // load of the float kernels).
+bool Is16BitFloat(quant::GgmlType type) { return type == quant::GgmlType::kF16 || type == quant::GgmlType::kBF16; }
+
 struct LayoutBlock {
   int64_t values, bytes;
 };
 LayoutBlock LayoutBlockOf(const quant::TypeInfo& t) {
-  if (t.type == quant::GgmlType::kF16 || t.type == quant::GgmlType::kBF16) return {8, 16};
+  if (Is16BitFloat(t.type)) return {8, 16};
   return {t.block_size, static_cast<int64_t>(t.type_size)};
-}
-
-bool IsFloatType(quant::GgmlType type) {
-  return type == quant::GgmlType::kF16 || type == quant::GgmlType::kBF16;
 }
 
 }  // namespace
@@ -123,7 +121,7 @@ bool ShouldRepack(const Matrix& w) {
   }
   // Float rows: only where the kernels read the groups faster, and whole
   // blocks of 8 values (a row length that is not one keeps its rows).
-  if (IsFloatType(w.type->type)) return w.n_cols % 8 == 0 && simd::HasFloatRowGroupKernels();
+  if (Is16BitFloat(w.type->type)) return w.n_cols % LayoutBlockOf(*w.type).values == 0 && simd::HasFloatRowGroupKernels();
   return true;
 }
 

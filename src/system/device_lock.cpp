@@ -5,7 +5,6 @@
 #include <pwd.h>
 #include <signal.h>
 #include <sys/file.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -87,17 +87,12 @@ std::string FormatUtc(int64_t unix_seconds) {
   return text;
 }
 
+// The lock directory and any missing parent (TRIT_HOME itself may not exist yet).
 Status MakeDirs(const std::string& dir) {
-  // Each missing component in turn (TRIT_HOME itself may not exist yet).
-  for (size_t at = 1; at <= dir.size(); ++at) {
-    if (at != dir.size() && dir[at] != '/') continue;
-    const std::string part = dir.substr(0, at);
-    if (::mkdir(part.c_str(), 0755) != 0 && errno != EEXIST) {
-      return Error(ErrorCode::kIo, "cannot create the lock directory {}: {}", part, std::strerror(errno));
-    }
-  }
-  struct stat st {};
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error(ErrorCode::kIo, "cannot create the lock directory {}: {}", dir, ec.message());
+  if (!std::filesystem::is_directory(dir, ec)) {
     return Error(ErrorCode::kIo, "the lock directory {} is not a directory", dir);
   }
   return Status::Ok();
