@@ -164,3 +164,16 @@ printf '{"pid":4242,"child_pid":4243,"user":"alice","command":"trit pack run /pa
   > "$out/lock_record_fuzz/record"
 printf '{"pid":7,"started_unix":0}' > "$out/lock_record_fuzz/minimal"
 printf 'xdna2-0' > "$out/lock_record_fuzz/device"
+
+# Accelerator packs' plan.json (formats/pack/plan.h): one of each generation.
+mkdir -p "$out/pack_plan_fuzz"
+cat > "$out/pack_plan_fuzz/sealed" <<'PLAN'
+{"format":"trit-pack","version":1,"model":"model.gguf","device":"xdna2","generation":"sealed","decode_m":1,"prefill_m":4,
+ "ops":[{"op":"matmul","tensors":"blk.{layer}.attn_q.weight","layers":[0,4],"K":64,"N":64,
+         "kernels":[{"generation":"sealed","file":"full_i8_matmul_K64_N64.elf","M":4},
+                    {"generation":"per-role","file":"layer_ctx1.elf","M":1}]},
+        {"op":"lmhead","tensors":"output.weight","K":64,"N":512,
+         "kernels":[{"generation":"sealed","file":"SEALED-lmhead.elf","M":4}]}]}
+PLAN
+printf '{"format":"trit-pack","version":1,"model":"m.gguf","device":"hexagon-v81","ops":[],"comment":"x"}' \
+  > "$out/pack_plan_fuzz/minimal"
