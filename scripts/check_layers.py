@@ -53,7 +53,8 @@ LAYERS = [
     ("engines", 5, ["runtime", "abi"]),  # engine interface, registry, plugins
     ("server", 6, ["engines", "store", "system"]),  # OpenAI-compatible HTTP, scheduler
     ("perf", 6, ["engines", "system"]),  # trit bench's runner (decode timing, bandwidth probes) and statistics
-    ("api", 7, ["server", "perf", "engines", "store", "convert", "bundle", "system"]),  # the C API, include/trit/trit.h
+    ("pack", 6, ["engines", "system"]),  # accelerator packs: make, check and run a plan.json pack
+    ("api", 7, ["server", "perf", "pack", "engines", "store", "convert", "bundle", "system"]),  # the C API, include/trit/trit.h
     ("cli", 8, ["api"]),               # frontend: argument parsing and printing only
 ]
 

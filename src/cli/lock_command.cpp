@@ -30,13 +30,6 @@ struct LockOptions {
   bool json = false;
 };
 
-// $TRIT_HOME/locks (default ~/.trit/locks).
-Expected<std::string> LocksDir() {
-  Expected<std::string> home = store::ModelsHome();
-  if (!home.ok()) return Error(ErrorCode::kNotFound, "no lock directory: neither TRIT_HOME nor HOME is set");
-  return *home + "/locks";
-}
-
 // The command's pid, for the forwarding handler below.
 volatile pid_t g_child = 0;
 void ForwardSignal(int sig) {
@@ -61,7 +54,7 @@ std::optional<std::string> LocksDirFor(const std::string& device, int& exit_code
       return std::nullopt;
     }
   }
-  Expected<std::string> dir = LocksDir();
+  Expected<std::string> dir = store::LocksDir();  // $TRIT_HOME/locks
   if (!dir.ok()) {
     PrintError(dir.status().message());
     exit_code = kExitFailure;

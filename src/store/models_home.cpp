@@ -18,4 +18,10 @@ Expected<std::string> ModelsDir() {
   return *home + "/models";
 }
 
+Expected<std::string> LocksDir() {
+  Expected<std::string> home = ModelsHome();
+  if (!home.ok()) return Error(ErrorCode::kNotFound, "no lock directory: neither TRIT_HOME nor HOME is set");
+  return *home + "/locks";
+}
+
 }  // namespace trit::store

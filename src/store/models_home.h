@@ -15,4 +15,7 @@ Expected<std::string> ModelsHome();
 // <home>/models: where model files and manifests are.
 Expected<std::string> ModelsDir();
 
+// <home>/locks: the device locks (system/device_lock.h, docs/DEVICE_LOCK.md).
+Expected<std::string> LocksDir();
+
 }  // namespace trit::store

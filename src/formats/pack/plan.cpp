@@ -250,32 +250,34 @@ Expected<PackPlan> ParsePlan(std::string_view json_text) {
 }
 
 std::string EncodePlan(const PackPlan& plan) {
-  nlohmann::ordered_json j;
-  j["format"] = kPlanFormat;
-  j["version"] = plan.version;
-  j["model"] = plan.model;
-  j["device"] = plan.device;
-  if (plan.generation) j["generation"] = GenerationName(*plan.generation);
-  if (plan.decode_m) j["decode_m"] = *plan.decode_m;
-  if (plan.prefill_m) j["prefill_m"] = *plan.prefill_m;
-  nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-  for (const PlanOp& op : plan.ops) {
-    nlohmann::ordered_json o;
-    o["op"] = op.op;
-    o["tensors"] = op.tensors;
-    if (op.first_layer) o["layers"] = {*op.first_layer, *op.last_layer};
-    o["K"] = op.k;
-    o["N"] = op.n;
-    nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
-    for (const KernelRef& k : op.kernels) {
-      kernels.push_back({{"generation", GenerationName(k.generation)}, {"file", k.file}, {"M", k.m}});
+  // One key per line, one op per line and one kernel per line, so that a
+  // plan reads (and diffs) as a table. Values go through the JSON library,
+  // which escapes them (names from a GGUF file need not be UTF-8; the text
+  // must be: invalid bytes are replaced).
+  const auto value = [](const nlohmann::ordered_json& v) {
+    return v.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  };
+  std::string out = "{\n";
+  out += fmt::format("  \"format\": {},\n  \"version\": {},\n", value(kPlanFormat), plan.version);
+  out += fmt::format("  \"model\": {},\n  \"device\": {},\n", value(plan.model), value(plan.device));
+  if (plan.generation) out += fmt::format("  \"generation\": {},\n", value(GenerationName(*plan.generation)));
+  if (plan.decode_m) out += fmt::format("  \"decode_m\": {},\n", *plan.decode_m);
+  if (plan.prefill_m) out += fmt::format("  \"prefill_m\": {},\n", *plan.prefill_m);
+  out += "  \"ops\": [";
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const PlanOp& op = plan.ops[i];
+    out += fmt::format("{}\n    {{\"op\": {}, \"tensors\": {}, ", i == 0 ? "" : ",", value(op.op), value(op.tensors));
+    if (op.first_layer) out += fmt::format("\"layers\": [{}, {}], ", *op.first_layer, *op.last_layer);
+    out += fmt::format("\"K\": {}, \"N\": {}, \"kernels\": [", op.k, op.n);
+    for (size_t k = 0; k < op.kernels.size(); ++k) {
+      const KernelRef& ref = op.kernels[k];
+      out += fmt::format("{}\n      {{\"generation\": {}, \"file\": {}, \"M\": {}}}", k == 0 ? "" : ",",
+                         value(GenerationName(ref.generation)), value(ref.file), ref.m);
     }
-    o["kernels"] = std::move(kernels);
-    ops.push_back(std::move(o));
+    out += "]}";
   }
-  j["ops"] = std::move(ops);
-  // Names from a GGUF file need not be UTF-8; JSON text must be.
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  out += plan.ops.empty() ? "]\n}\n" : "\n  ]\n}\n";
+  return out;
 }
 
 Expected<PackPlan> ReadPlan(const std::string& dir) {

@@ -80,7 +80,8 @@ TEST(PlanTest, EncodesToTextThatParsesToTheSamePlan) {
   EXPECT_EQ(EncodePlan(*again), text);
   EXPECT_EQ(again->ops[0].kernels[0].file, "full_i8_matmul_K64_N128.elf");
   EXPECT_EQ(again->prefill_m, 4);
-  EXPECT_NE(text.find("\"prefill_m\": 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"prefill_m\": 4,\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    {\"op\": \"matmul\", \"tensors\": \"blk.{layer}.attn_q.weight\", \"layers\": [0, 4], \"K\": 64, \"N\": 128, \"kernels\": [\n      {\"generation\": \"sealed\""), std::string::npos) << text;
 }
 
 TEST(PlanTest, WidthsAndGenerationAreOptional) {
