@@ -92,9 +92,23 @@ typedef struct trit_model_info {
 
 typedef struct trit_model trit_model; /* opaque, owned by the plugin */
 
+/* What a device engine reports of the pack it loaded (describe_pack). */
+typedef struct trit_pack_info {
+  char generation[32]; /* kernel set the pack runs: "sealed" or "per-role", NUL-terminated */
+  int64_t width;       /* rows one pass runs (the kernels' prefill M), >= 1 */
+  int64_t n_kernels;   /* kernel files the engine loaded, >= 1 */
+  int64_t reserved[4]; /* leave 0; trit ignores them */
+} trit_pack_info;
+
 /* One engine. Lists are NULL-terminated arrays of strings (aliases may be
  * NULL for none). Capabilities: "generate", "embed", ... Formats: what
- * trit sniffs from the model file's bytes: "gguf", "pack". */
+ * trit sniffs from the model file's bytes: "gguf", "pack".
+ *
+ * The struct grows at its end only, within ABI version 1; `struct_size`
+ * says how much of it the plugin's header had. A plugin built before
+ * device_family existed (struct_size == offsetof(trit_engine,
+ * device_family), the version-1 base) is still accepted and is a host
+ * engine: trit reads no field past struct_size. */
 typedef struct trit_engine {
   uint32_t struct_size; /* sizeof(trit_engine) of the plugin's header */
   uint32_t reserved;
@@ -116,6 +130,20 @@ typedef struct trit_engine {
   int32_t (*forward)(trit_model* model, const trit_forward_batch* batch, const trit_kv_access* kv,
                      int32_t n_threads, float* logits, char* error, size_t error_size);
   void (*free_model)(trit_model* model);
+
+  /* --- Device engines (docs/ENGINES.md, "Device engines (packs)") --- */
+
+  /* NULL for an engine that drives no device. Otherwise the device family it
+   * drives, the same string as a pack's plan.json "device" (e.g. "xdna2",
+   * "hexagon-v81"). A device engine must list "pack" in `formats`; its
+   * load_model(ctx, path) is given the pack DIRECTORY (it opens plan.json,
+   * the weights and the kernel files itself), and each forward() call runs
+   * one pass of up to `width` rows (trit_pack_info). */
+  const char* device_family;
+  /* Required (non-NULL) when device_family is set, ignored otherwise: fills
+   * `out` (zeroed by trit) with the kernel set the loaded pack runs and its
+   * width; 0 on success. */
+  int32_t (*describe_pack)(const trit_model* model, trit_pack_info* out);
 } trit_engine;
 
 /* What trit hands to register_engines(). */

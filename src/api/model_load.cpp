@@ -6,6 +6,7 @@
 
 #include "api/c_struct.h"
 #include "api/model_handle.h"
+#include "engines/model_format.h"
 #include "store/resolve.h"
 #include "store/source.h"
 
@@ -68,7 +69,9 @@ Status LoadModel(const trit_model_options& options, std::unique_ptr<trit_model>*
   if (!opened.ok()) return pin_rejected ? EngineRefused(opened.status()) : opened.status();
   m->opened = std::move(opened).value();
 
-  Expected<gguf::File> file = gguf::File::Open(m->path);
+  Expected<std::string> weights = engines::WeightsFile(m->path);  // a pack's tokenizer is in its GGUF file
+  if (!weights.ok()) return weights.status();
+  Expected<gguf::File> file = gguf::File::Open(*weights);
   if (!file.ok()) return file.status();
   m->file = std::make_unique<gguf::File>(std::move(file).value());
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*m->file);

@@ -19,6 +19,7 @@
 #include "cli/engine_option.h"
 #include "cli/format_util.h"
 #include "cli/sampler_flags.h"
+#include "engines/model_format.h"
 #include "formats/gguf/reader.h"
 #include "model/model.h"
 #include "perf/bench_run.h"
@@ -121,7 +122,12 @@ int RunBenchCommand(BenchCommandOptions& opt) {
     return kExitFailure;
   }
   opt.model = *path;
-  Expected<gguf::File> file = gguf::File::Open(opt.model);
+  Expected<std::string> weights = engines::WeightsFile(opt.model);  // a pack's weights are its GGUF file
+  if (!weights.ok()) {
+    PrintError(weights.status().message());
+    return kExitFailure;
+  }
+  Expected<gguf::File> file = gguf::File::Open(*weights);
   if (!file.ok()) {
     PrintError(file.status().message());
     return kExitFailure;

@@ -50,17 +50,24 @@ std::vector<Problem> FindProblems(const system::CpuInfo& cpu, int threads_defaul
     if (e.availability.available) continue;
     const engines::EngineInfo& info = e.engine->info();
     const bool plugin = info.origin != engines::kOriginBuiltin;
+    std::string fix = "see the reason; this engine is part of trit itself";
+    if (plugin && !info.device_family.empty()) {
+      // It loaded (so it is built right); what it lacks is its device or the device's runtime.
+      fix = fmt::format("run it on a machine with a {} device and its driver (see the reason), or remove {}",
+                        info.device_family, info.origin);
+    } else if (plugin) {
+      fix = fmt::format("rebuild the plugin against include/trit/engine.h (ABI version {}) or remove {}",
+                        TRIT_ENGINE_ABI_VERSION, info.origin);
+    }
     out.push_back({fmt::format("engine '{}' ({}) is unavailable: {}", info.name, info.origin, e.availability.reason),
-                   plugin ? fmt::format("rebuild the plugin against include/trit/engine.h (ABI version {}) or remove {}",
-                                        TRIT_ENGINE_ABI_VERSION, info.origin)
-                          : std::string("see the reason; this engine is part of trit itself")});
+                   std::move(fix)});
   }
   if (registry.Candidates(engines::kCapabilityGenerate, engines::kFormatGguf).empty()) {
     out.push_back({"no available engine can generate from GGUF models", "reinstall trit"});
   }
   for (const engines::PluginDirectory& d : discovery.Directories()) {
     std::error_code ec;
-    if (d.source != "exe dir" && !std::filesystem::is_directory(d.path, ec)) {
+    if (d.source != engines::kSourceExeDir && !std::filesystem::is_directory(d.path, ec)) {
       out.push_back({fmt::format("TRIT_ENGINE_PATH names {}, which is not a directory", d.path),
                      "correct TRIT_ENGINE_PATH (':'-separated directories holding engine plugins)"});
     }

@@ -28,6 +28,7 @@ nlohmann::ordered_json EnginesJson(const engines::Registry& registry) {
     j["priority"] = info.priority;
     j["capabilities"] = info.capabilities;
     j["formats"] = info.formats;
+    j["device_family"] = info.device_family.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(info.device_family);
     j["origin"] = info.origin;
     j["available"] = e.availability.available;
     j["reason"] = e.availability.available ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(e.availability.reason);
@@ -47,24 +48,25 @@ nlohmann::ordered_json PluginDirectoriesJson(const std::vector<engines::PluginDi
 
 std::string PluginDirectoriesText(const std::vector<engines::PluginDirectory>& dirs) {
   std::string out = "plugins are looked for in:\n";
-  for (const engines::PluginDirectory& d : dirs) {
-    std::error_code ec;
-    out += fmt::format("  {} ({}{})\n", d.path, d.source, std::filesystem::is_directory(d.path, ec) ? "" : ", absent");
-  }
+  for (const engines::PluginDirectory& d : dirs) out += "  " + engines::PluginDirectoryText(d) + "\n";
   return out;
 }
 
 std::string EnginesText(const engines::Registry& registry) {
   size_t width = 6;
-  for (const engines::Registry::Entry& e : registry.entries()) width = std::max(width, e.engine->info().name.size());
-  std::string out = fmt::format("{:<{}}  {:>8}  {:<9}  {:<12}  {:<8}  {}\n", "ENGINE", width, "PRIORITY", "AVAILABLE",
-                                "CAPABILITIES", "FORMATS", "ORIGIN");
+  size_t device_width = 6;
+  for (const engines::Registry::Entry& e : registry.entries()) {
+    width = std::max(width, e.engine->info().name.size());
+    device_width = std::max(device_width, e.engine->info().device_family.size());
+  }
+  std::string out = fmt::format("{:<{}}  {:>8}  {:<9}  {:<12}  {:<8}  {:<{}}  {}\n", "ENGINE", width, "PRIORITY",
+                                "AVAILABLE", "CAPABILITIES", "FORMATS", "DEVICE", device_width, "ORIGIN");
   std::string reasons;
   for (const engines::Registry::Entry& e : registry.entries()) {
     const engines::EngineInfo& info = e.engine->info();
-    out += fmt::format("{:<{}}  {:>8}  {:<9}  {:<12}  {:<8}  {}\n", info.name, width, info.priority,
+    out += fmt::format("{:<{}}  {:>8}  {:<9}  {:<12}  {:<8}  {:<{}}  {}\n", info.name, width, info.priority,
                        e.availability.available ? "yes" : "no", Join(info.capabilities, "-"), Join(info.formats, "-"),
-                       info.origin);
+                       info.device_family.empty() ? "-" : info.device_family, device_width, info.origin);
     if (!info.aliases.empty()) reasons += fmt::format("  {}: also answers to {}\n", info.name, Join(info.aliases, ""));
     if (!e.availability.available) reasons += fmt::format("  {}: unavailable: {}\n", info.name, e.availability.reason);
   }

@@ -11,7 +11,8 @@
 
 namespace trit::cli {
 
-// [{name, aliases, priority, capabilities, formats, origin, available, reason}]
+// [{name, aliases, priority, capabilities, formats, device_family (null: none),
+// origin, available, reason}]
 // in registry order (built-in engines first, then plugins as discovered).
 nlohmann::ordered_json EnginesJson(const engines::Registry& registry);
 // [{path, source, exists}]

@@ -19,6 +19,7 @@
 #include "base/atomic_file.h"
 #include "cli/command.h"
 #include "cli/engine_option.h"
+#include "engines/model_format.h"
 #include "formats/gguf/reader.h"
 #include "runtime/perplexity.h"
 #include "store/resolve.h"
@@ -206,6 +207,13 @@ Expected<Prepared> Prepare(PerplexityCommandOptions& opt, int64_t n_ctx, int* ex
   return p;
 }
 
+// The model's tokenizer, from its GGUF file (a pack's weights file).
+Expected<std::unique_ptr<tokenizer::Tokenizer>> ModelTokenizer(const std::string& model_path) {
+  Expected<std::string> weights = engines::WeightsFile(model_path);
+  if (!weights.ok()) return weights.status();
+  return tokenizer::Tokenizer::FromGgufPath(*weights);
+}
+
 // The id that replaces each chunk's first token: BOS when the model adds one.
 int32_t ChunkBos(const tokenizer::Vocab& vocab) { return vocab.add_bos() ? vocab.special().bos : -1; }
 
@@ -214,7 +222,7 @@ Expected<std::vector<int32_t>> TokenizeText(const std::string& model_path, const
                                             int32_t* bos) {
   Expected<std::string> text = ReadText(text_path);
   if (!text.ok()) return text.status();
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(model_path);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = ModelTokenizer(model_path);
   if (!tok.ok()) return tok.status();
   const tokenizer::Vocab& vocab = (*tok)->vocab();
   if (vocab.add_eos()) {
@@ -247,7 +255,7 @@ Expected<Outcome> CompareWithBase(PerplexityCommandOptions& opt, const ProgressF
   Expected<Prepared> p = Prepare(opt, base->header().n_ctx, exit_code);
   if (!p.ok()) return p.status();
   // The base holds the text's first token of each chunk; the BOS that replaces it is this model's.
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGgufPath(opt.model);
+  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = ModelTokenizer(opt.model);
   if (!tok.ok()) return tok.status();
   p->options.bos = ChunkBos((*tok)->vocab());
   Expected<runtime::PerplexityResult> r = runtime::RunKlDivergence(*p->session, *base, p->options, progress);

@@ -20,6 +20,7 @@
 #include "cli/engine_option.h"
 #include "cli/sampler_flags.h"
 #include "cli/speculation_flags.h"
+#include "engines/model_format.h"
 #include "model/model.h"
 #include "runtime/prompt_builder.h"
 #include "runtime/generate.h"
@@ -106,8 +107,8 @@ Status LoadDrafter(const RunOptions& opt, Loaded* l) {
 }
 
 // MODEL and PROMPT from the positional arguments: one argument is a model
-// when it names a file, a URL or a model in the store (or ends in .gguf),
-// otherwise a prompt for the bundled model.
+// when it names a file, a pack directory, a URL or a model in the store (or
+// ends in .gguf), otherwise a prompt for the bundled model.
 Status ResolveArguments(const std::vector<std::string>& positional, std::string* model,
                         std::optional<std::string>* prompt) {
   if (positional.size() > 2) {
@@ -139,7 +140,9 @@ Expected<Loaded> Load(const std::string& path, const RunOptions& opt, int* exit_
   if (!m.ok()) return m.status();
   l.model = std::move(m).value();
   *exit_code = kExitFailure;
-  Expected<gguf::File> file = gguf::File::Open(path);
+  Expected<std::string> weights = engines::WeightsFile(path);  // a pack's tokenizer is in its GGUF file
+  if (!weights.ok()) return weights.status();
+  Expected<gguf::File> file = gguf::File::Open(*weights);
   if (!file.ok()) return file.status();
   l.file = std::make_unique<gguf::File>(std::move(file).value());
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*l.file);

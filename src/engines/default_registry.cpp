@@ -25,6 +25,7 @@ std::unique_ptr<Registry> BuildRegistry(const Discovery& discovery) {
   auto registry = std::make_unique<Registry>();
   registry->Add(MakeCpuEngine());
   registry->Add(MakeReferenceEngine());
+  registry->Add(MakePackEngine());
   LoadPlugins(discovery.Directories(), registry.get());
   return registry;
 }

@@ -22,7 +22,7 @@ struct Discovery {
 // This process's executable directory and TRIT_ENGINE_PATH.
 Discovery DiscoveryFromEnvironment();
 
-// cpu and reference, then every plugin of `discovery`'s directories.
+// cpu, reference and pack, then every plugin of `discovery`'s directories.
 std::unique_ptr<Registry> BuildRegistry(const Discovery& discovery);
 
 }  // namespace trit::engines

@@ -21,4 +21,8 @@ Expected<std::unique_ptr<runtime::Session>> Engine::CreateSession(const model::M
   return runtime::Session::Create(model, options);
 }
 
+Expected<PackInfo> Engine::DescribePack(const model::Model& /*model*/) const {
+  return Error(ErrorCode::kUnsupported, "engine '{}' drives no device", info().name);
+}
+
 }  // namespace trit::engines

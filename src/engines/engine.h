@@ -29,10 +29,18 @@ struct EngineInfo {
   std::vector<std::string> capabilities;  // kCapabilityGenerate, ...
   std::vector<std::string> formats;       // model formats as SniffModelFormat names them
   std::string origin = kOriginBuiltin;    // "builtin" or the plugin's path
+  std::string device_family;              // the device it drives, as a pack's plan.json "device"; empty: none
 
   bool Has(const std::string& capability) const;
   bool Accepts(const std::string& format) const;
   bool Answers(const std::string& name_or_alias) const;
+};
+
+// What a device engine says of a pack it loaded (trit_pack_info).
+struct PackInfo {
+  std::string generation;  // kernel set the pack runs: "sealed" or "per-role"
+  int64_t width = 0;       // rows one forward pass runs (the kernels' prefill M)
+  int64_t n_kernels = 0;   // kernel files the engine loaded
 };
 
 struct Availability {
@@ -54,6 +62,10 @@ class Engine {
   // default is trit's runtime session, which drives Model::Forward.
   virtual Expected<std::unique_ptr<runtime::Session>> CreateSession(const model::Model& model,
                                                                     const runtime::SessionOptions& options) const;
+  // The kernel set and width of a pack this engine loaded (`model` came from
+  // this engine's LoadModel on a pack directory). The default, for engines
+  // that drive no device, is kUnsupported naming the engine.
+  virtual Expected<PackInfo> DescribePack(const model::Model& model) const;
 };
 
 }  // namespace trit::engines

@@ -5,6 +5,8 @@
 #include <memory>
 #include <system_error>
 
+#include "formats/pack/plan.h"
+
 namespace trit::engines {
 
 namespace {
@@ -33,6 +35,16 @@ Expected<std::string> SniffModelFormat(const std::string& path) {
   if (n == 4 && magic[0] == 'G' && magic[1] == 'G' && magic[2] == 'U' && magic[3] == 'F') return std::string(kFormatGguf);
   return Error(ErrorCode::kUnsupported, "{}: unknown model format: first bytes [{}], expected the GGUF magic \"GGUF\"",
                path, Printable(magic, n));
+}
+
+Expected<std::string> WeightsFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) return path;
+  Expected<std::string> format = SniffModelFormat(path);  // a directory is a model only as a pack
+  if (!format.ok()) return format.status();
+  Expected<pack::PackPlan> plan = pack::ReadPlan(path);
+  if (!plan.ok()) return plan.status();
+  return (std::filesystem::path(path) / plan->model).string();
 }
 
 }  // namespace trit::engines

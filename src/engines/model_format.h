@@ -15,4 +15,11 @@ inline constexpr const char* kFormatPack = "pack";  // a directory holding plan.
 // (or why it could not be read).
 Expected<std::string> SniffModelFormat(const std::string& path);
 
+// The GGUF file holding the weights, tokenizer and metadata of the model at
+// `path`, for the commands that read those besides loading the model: a file
+// is its own (opening it as GGUF reports what is wrong with it); a pack
+// directory's is <dir>/<plan.json "model">. A directory that is not a pack,
+// or whose plan cannot be read, is an error naming it (and the plan's field).
+Expected<std::string> WeightsFile(const std::string& path);
+
 }  // namespace trit::engines

@@ -2,6 +2,7 @@
 
 #include "engines/default_registry.h"
 #include "engines/model_format.h"
+#include "formats/pack/plan.h"
 
 namespace trit::engines {
 
@@ -13,7 +14,14 @@ Expected<OpenedModel> OpenForCapability(const std::string& path, std::string_vie
   Expected<std::string> format = SniffModelFormat(path);
   if (!format.ok()) return format.status();
   out.format = *format;
-  Expected<const Engine*> chosen = out.registry->Choose({std::string(capability), out.format, engine});
+  Request request{std::string(capability), out.format, engine, ""};
+  if (out.format == kFormatPack) {
+    // A device engine may run only packs built for its family.
+    Expected<pack::PackPlan> plan = pack::ReadPlan(path);
+    if (!plan.ok()) return plan.status();
+    request.device_family = plan->device;
+  }
+  Expected<const Engine*> chosen = out.registry->Choose(request);
   if (!chosen.ok()) {
     if (engine.empty()) return chosen.status().WithContext(path);
     if (pin_rejected != nullptr) *pin_rejected = true;

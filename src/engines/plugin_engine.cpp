@@ -1,12 +1,23 @@
 #include "engines/plugin_engine.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "engines/model_format.h"
+
 namespace trit::engines {
 
 namespace {
+
+// The version-1 trit_engine before device engines: every field up to
+// free_model. A plugin built against that header is a host engine.
+constexpr size_t kEngineBaseSize = offsetof(trit_engine, device_family);
+// The struct as it is now; fields past a plugin's struct_size are not read.
+constexpr size_t kEngineDeviceSize = offsetof(trit_engine, describe_pack) + sizeof(trit_engine::describe_pack);
+static_assert(kEngineDeviceSize == sizeof(trit_engine), "a field was added to trit_engine: read it only when struct_size covers it");
 
 constexpr size_t kMaxListItems = 64;
 constexpr size_t kMaxNameBytes = 128;
@@ -61,6 +72,11 @@ class PluginModel final : public model::Model {
   ~PluginModel() override { engine_.free_model(handle_); }
 
   const model::HParams& hparams() const override { return hparams_; }
+  const trit_model* handle() const { return handle_; }
+  // Whether this model was loaded by the engine named `engine_name` of `library`.
+  bool LoadedBy(const std::string& engine_name, const PluginLibrary* library) const {
+    return engine_name == engine_name_ && library == library_.get();
+  }
 
   void Forward(const model::ForwardBatch& batch, model::KvProvider& kv, ThreadPool& pool, float* logits) const override {
     trit_forward_batch b{};
@@ -144,6 +160,29 @@ class PluginEngine final : public Engine {
         std::make_unique<PluginModel>(engine_, info_.name, handle, std::move(h).value(), library_));
   }
 
+  Expected<PackInfo> DescribePack(const model::Model& model) const override {
+    if (engine_.describe_pack == nullptr) return Engine::DescribePack(model);
+    const auto* m = dynamic_cast<const PluginModel*>(&model);
+    if (m == nullptr || !m->LoadedBy(info_.name, library_.get())) {
+      return Error(ErrorCode::kInvalidArgument, "engine '{}' was asked to describe a model it did not load", info_.name);
+    }
+    trit_pack_info p{};
+    if (engine_.describe_pack(m->handle(), &p) != 0) {
+      return Error(ErrorCode::kCorrupt, "engine '{}' ({}) could not describe the pack it loaded", info_.name,
+                   library_->path);
+    }
+    const size_t n = strnlen(p.generation, sizeof p.generation);
+    if (n == 0 || n == sizeof p.generation) {
+      return Error(ErrorCode::kCorrupt, "engine '{}' ({}): pack info generation must be 1..{} bytes and NUL-terminated",
+                   info_.name, library_->path, sizeof p.generation - 1);
+    }
+    if (p.width < 1 || p.n_kernels < 1) {
+      return Error(ErrorCode::kCorrupt, "engine '{}' ({}): pack info width = {} and n_kernels = {} must both be >= 1",
+                   info_.name, library_->path, p.width, p.n_kernels);
+    }
+    return PackInfo{std::string(p.generation, n), p.width, p.n_kernels};
+  }
+
  private:
   EngineInfo info_;
   trit_engine engine_;
@@ -154,10 +193,14 @@ class PluginEngine final : public Engine {
 
 Expected<std::unique_ptr<Engine>> AdoptPluginEngine(const trit_engine& engine,
                                                     std::shared_ptr<const PluginLibrary> library) {
-  if (engine.struct_size < sizeof(trit_engine)) {
+  if (engine.struct_size < kEngineBaseSize) {
     return Error(ErrorCode::kCorrupt, "trit_engine.struct_size is {}, expected at least {}", engine.struct_size,
-                 sizeof(trit_engine));
+                 kEngineBaseSize);
   }
+  // Only the fields the plugin's header had; the rest stay zero (a host engine).
+  trit_engine copy{};
+  std::memcpy(&copy, &engine, std::min<size_t>(engine.struct_size, sizeof copy));
+  copy.struct_size = sizeof copy;
   EngineInfo info;
   Expected<std::string> name = CopyName(engine.name, "trit_engine.name");
   if (!name.ok()) return name.status();
@@ -177,7 +220,22 @@ Expected<std::unique_ptr<Engine>> AdoptPluginEngine(const trit_engine& engine,
       engine.forward == nullptr || engine.free_model == nullptr) {
     return Error(ErrorCode::kCorrupt, "engine '{}': a function pointer of trit_engine is NULL", info.name);
   }
-  return std::unique_ptr<Engine>(std::make_unique<PluginEngine>(std::move(info), engine, std::move(library)));
+  if (copy.device_family != nullptr) {
+    Expected<std::string> family = CopyName(copy.device_family, "trit_engine.device_family");
+    if (!family.ok()) return family.status();
+    info.device_family = std::move(family).value();
+    if (copy.describe_pack == nullptr) {
+      return Error(ErrorCode::kCorrupt, "engine '{}': device_family is '{}' but describe_pack is NULL", info.name,
+                   info.device_family);
+    }
+    if (!info.Accepts(kFormatPack)) {
+      return Error(ErrorCode::kCorrupt, "engine '{}': device_family is '{}' but formats do not list \"{}\"", info.name,
+                   info.device_family, kFormatPack);
+    }
+  } else {
+    copy.describe_pack = nullptr;  // a host engine has no pack to describe
+  }
+  return std::unique_ptr<Engine>(std::make_unique<PluginEngine>(std::move(info), copy, std::move(library)));
 }
 
 }  // namespace trit::engines

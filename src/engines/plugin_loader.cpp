@@ -67,19 +67,24 @@ void AddUnusable(const std::string& path, std::string reason, Registry* registry
 
 std::vector<PluginDirectory> PluginDirectories(const std::string& exe_dir, const char* engine_path) {
   std::vector<PluginDirectory> out;
-  if (!exe_dir.empty()) out.push_back({(std::filesystem::path(exe_dir) / "engines").string(), "exe dir"});
+  if (!exe_dir.empty()) out.push_back({(std::filesystem::path(exe_dir) / "engines").string(), kSourceExeDir});
   if (engine_path != nullptr) {
     std::string_view rest = engine_path;
     for (;;) {
       const size_t colon = rest.find(':');
       const std::string_view item = rest.substr(0, colon);
       // An empty item means the working directory in PATH-like lists; it is skipped on purpose.
-      if (!item.empty()) out.push_back({std::filesystem::absolute(std::string(item)).lexically_normal().string(), "TRIT_ENGINE_PATH"});
+      if (!item.empty()) out.push_back({std::filesystem::absolute(std::string(item)).lexically_normal().string(), kSourceEnginePath});
       if (colon == std::string_view::npos) break;
       rest.remove_prefix(colon + 1);
     }
   }
   return out;
+}
+
+std::string PluginDirectoryText(const PluginDirectory& dir) {
+  std::error_code ec;
+  return fmt::format("{} ({}{})", dir.path, dir.source, std::filesystem::is_directory(dir.path, ec) ? "" : ", absent");
 }
 
 std::vector<std::string> PluginFiles(const std::string& dir) {
@@ -163,5 +168,7 @@ void LoadPlugins(const std::vector<PluginDirectory>& dirs, Registry* registry) {
     }
   }
 }
+
+bool IsUnusablePlugin(const Engine& engine) { return dynamic_cast<const UnusablePlugin*>(&engine) != nullptr; }
 
 }  // namespace trit::engines

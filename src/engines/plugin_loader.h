@@ -15,15 +15,23 @@
 
 namespace trit::engines {
 
+// PluginDirectory::source values.
+inline constexpr const char* kSourceExeDir = "exe dir";
+inline constexpr const char* kSourceEnginePath = "TRIT_ENGINE_PATH";
+
 // A directory searched for plugins and why.
 struct PluginDirectory {
   std::string path;
-  std::string source;  // "exe dir" or "TRIT_ENGINE_PATH"
+  std::string source;  // kSourceExeDir or kSourceEnginePath
 };
 
 // Where plugins are looked for, in order, given the executable's directory
 // (empty: unknown) and the value of TRIT_ENGINE_PATH (nullptr: unset).
 std::vector<PluginDirectory> PluginDirectories(const std::string& exe_dir, const char* engine_path);
+
+// "PATH (SOURCE)", or "PATH (SOURCE, absent)" when it is not a directory:
+// how trit backends, trit doctor and the device-engine refusal name it.
+std::string PluginDirectoryText(const PluginDirectory& dir);
 
 // The files of `dir` that are plugin candidates (shared-library suffix), by
 // name; none when the directory does not exist.
@@ -35,5 +43,10 @@ void LoadPluginFile(const std::string& path, Registry* registry);
 
 // Loads every plugin of `dirs` (a file reached twice is loaded once).
 void LoadPlugins(const std::vector<PluginDirectory>& dirs, Registry* registry);
+
+// Whether `engine` stands for a plugin file that gave no engine (it could not
+// be loaded, or its registration failed): what it would have declared, a
+// device family included, is unknown.
+bool IsUnusablePlugin(const Engine& engine);
 
 }  // namespace trit::engines

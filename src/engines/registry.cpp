@@ -12,12 +12,19 @@ std::string Join(const std::vector<std::string>& items) {
   return out.empty() ? "none" : out;
 }
 
-// Why `entry` cannot serve (capability, format); empty when it can.
-std::string WhyNot(const Registry::Entry& entry, const std::string& capability, const std::string& format) {
+// Why `entry` cannot serve (capability, format, device family); empty when it can.
+std::string WhyNot(const Registry::Entry& entry, const std::string& capability, const std::string& format,
+                   const std::string& device_family) {
   const EngineInfo& info = entry.engine->info();
   if (!entry.availability.available) return "unavailable: " + entry.availability.reason;
   if (!info.Has(capability)) return fmt::format("cannot {} (capabilities: {})", capability, Join(info.capabilities));
   if (!info.Accepts(format)) return fmt::format("does not accept {} models (formats: {})", format, Join(info.formats));
+  // A device engine runs packs built for its own family only.
+  if (!info.device_family.empty() && info.device_family != device_family) {
+    return device_family.empty()
+               ? fmt::format("drives device family '{}', and the model names no device", info.device_family)
+               : fmt::format("drives device family '{}', the model is for '{}'", info.device_family, device_family);
+  }
   return "";
 }
 
@@ -58,11 +65,11 @@ const Registry::Entry* Registry::Find(const std::string& name_or_alias) const {
   return nullptr;
 }
 
-std::vector<const Registry::Entry*> Registry::Candidates(const std::string& capability,
-                                                         const std::string& format) const {
+std::vector<const Registry::Entry*> Registry::Candidates(const std::string& capability, const std::string& format,
+                                                         const std::string& device_family) const {
   std::vector<const Entry*> out;
   for (const Entry& e : entries_) {
-    if (WhyNot(e, capability, format).empty()) out.push_back(&e);
+    if (WhyNot(e, capability, format, device_family).empty()) out.push_back(&e);
   }
   std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) {
     const EngineInfo& x = a->engine->info();
@@ -73,7 +80,7 @@ std::vector<const Registry::Entry*> Registry::Candidates(const std::string& capa
 }
 
 Expected<const Engine*> Registry::Choose(const Request& request) const {
-  const std::vector<const Entry*> candidates = Candidates(request.capability, request.format);
+  const std::vector<const Entry*> candidates = Candidates(request.capability, request.format, request.device_family);
   std::vector<std::string> able;
   for (const Entry* e : candidates) able.push_back(e->engine->info().name);
   if (!request.pin.empty()) {
@@ -84,7 +91,7 @@ Expected<const Engine*> Registry::Choose(const Request& request) const {
       return Error(ErrorCode::kInvalidArgument, "no engine is named '{}'; engines in this binary: {}; able to {} {} models: {}",
                    request.pin, Join(all), request.capability, request.format, Join(able));
     }
-    const std::string why = WhyNot(*pinned, request.capability, request.format);
+    const std::string why = WhyNot(*pinned, request.capability, request.format, request.device_family);
     if (!why.empty()) {
       return Error(ErrorCode::kInvalidArgument, "engine '{}' ({}) cannot be used: {}; able to {} {} models: {}",
                    pinned->engine->info().name, pinned->engine->info().origin, why, request.capability, request.format,
@@ -95,7 +102,8 @@ Expected<const Engine*> Registry::Choose(const Request& request) const {
   if (candidates.empty()) {
     std::vector<std::string> reasons;
     for (const Entry& e : entries_) {
-      reasons.push_back(fmt::format("{} ({})", e.engine->info().name, WhyNot(e, request.capability, request.format)));
+      reasons.push_back(fmt::format("{} ({})", e.engine->info().name,
+                                     WhyNot(e, request.capability, request.format, request.device_family)));
     }
     return Error(ErrorCode::kUnsupported, "no available engine can {} a {} model: {}", request.capability, request.format,
                  Join(reasons));

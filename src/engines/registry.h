@@ -22,6 +22,7 @@ struct Request {
   std::string capability;  // kCapabilityGenerate, ...
   std::string format;      // as SniffModelFormat names it
   std::string pin;         // engine name or alias; empty: choose by priority
+  std::string device_family = {};  // a pack's plan.json "device": device engines of other families are passed over
 };
 
 class Registry {
@@ -49,8 +50,10 @@ class Registry {
   // all for an unpinned request is kUnsupported, listing why each cannot.
   Expected<const Engine*> Choose(const Request& request) const;
 
-  // Available engines with the capability and format, best first.
-  std::vector<const Entry*> Candidates(const std::string& capability, const std::string& format) const;
+  // Available engines with the capability and format (and, for a device
+  // engine, the device family), best first.
+  std::vector<const Entry*> Candidates(const std::string& capability, const std::string& format,
+                                       const std::string& device_family = "") const;
 
  private:
   std::optional<std::string> NameTakenBy(const EngineInfo& info) const;

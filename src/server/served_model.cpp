@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engines/model_format.h"
 #include "engines/open_model.h"
 #include "runtime/constrained_sampler.h"
 
@@ -26,10 +27,14 @@ const grammar::TokenIndex& ServedModel::token_index() const {
 Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, const std::string& engine) {
   auto served = std::make_unique<ServedModel>();
   served->path = path;
-  std::string id = std::filesystem::path(path).filename().string();
+  std::filesystem::path name = std::filesystem::path(path);
+  if (!name.has_filename()) name = name.parent_path();  // a pack directory given as "dir/"
+  std::string id = name.filename().string();
   if (id.ends_with(".gguf")) id.resize(id.size() - 5);
   served->id = id;
-  Expected<gguf::File> file = gguf::File::Open(path);
+  Expected<std::string> weights = engines::WeightsFile(path);  // a pack's tokenizer is in its GGUF file
+  if (!weights.ok()) return weights.status();
+  Expected<gguf::File> file = gguf::File::Open(*weights);
   if (!file.ok()) return file.status();
   served->file = std::make_unique<gguf::File>(std::move(file).value());
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*served->file);

@@ -24,7 +24,7 @@ namespace trit::server {
 
 struct ServedModel {
   std::string path;
-  std::string id;  // the name clients use in "model" (the file name without .gguf)
+  std::string id;  // the name clients use in "model" (the file name without .gguf, or the pack directory's)
   // Other names the model answers to (`trit serve --alias`): clients that
   // send a fixed model name of their own work unchanged.
   std::vector<std::string> aliases;

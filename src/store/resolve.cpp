@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "formats/pack/plan.h"
 #include "store/model_name.h"
 #include "store/model_store.h"
 #include "store/progress_printer.h"
@@ -51,7 +52,9 @@ Expected<std::string> ResolveModelArgument(std::string_view arg, const PullObser
 bool LooksLikeModelArgument(std::string_view arg) {
   if (IsHttpUrl(arg) || IsHubPath(arg)) return true;
   std::error_code ec;
-  if (fs::is_regular_file(fs::path(std::string(arg)), ec)) return true;
+  const fs::path path(arg);
+  if (fs::is_regular_file(path, ec)) return true;
+  if (fs::is_directory(path, ec) && fs::is_regular_file(path / pack::kPlanFileName, ec)) return true;  // a pack
   if (!ValidateModelName(arg).ok()) return false;
   Expected<ModelStore> store = ModelStore::OpenDefault();
   if (!store.ok()) return false;

@@ -1,8 +1,10 @@
 // trit_model_load: paths, store names, engine pins, and every refusal naming what was wrong.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "api/api_test_util.h"
@@ -31,6 +33,23 @@ TEST(ApiModelLoadTest, BundledModelLoadsOnTheRegistrysChoice) {
   EXPECT_EQ(std::string(trit_model_path(m)), BundledModelPath());
   trit_model_free(m);
   trit_model_free(nullptr);  // accepted
+}
+
+// A pack directory is a model: the pack engine loads the weights file its
+// plan names, and the tokenizer is read from that file.
+TEST(ApiModelLoadTest, APackDirectoryLoadsOnThePackEngine) {
+  namespace fs = std::filesystem;
+  const fs::path pack = fs::temp_directory_path() / ("trit-api-pack-" + std::to_string(::getpid()));
+  fs::remove_all(pack);
+  fs::create_directories(pack);
+  std::ofstream(pack / "plan.json") << R"({"format":"trit-pack","version":1,"model":"m.gguf","device":"xdna2","ops":[]})";
+  fs::create_symlink(BundledModelPath(), pack / "m.gguf");
+  trit_model* m = nullptr;
+  ASSERT_EQ(Load(pack.c_str(), nullptr, &m), TRIT_STATUS_OK) << LastError();
+  EXPECT_STREQ(trit_model_engine(m), "pack");
+  EXPECT_EQ(std::string(trit_model_path(m)), pack.string());
+  trit_model_free(m);
+  fs::remove_all(pack);
 }
 
 TEST(ApiModelLoadTest, MissingFileNamesTheFile) {

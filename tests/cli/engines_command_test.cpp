@@ -68,7 +68,7 @@ const nlohmann::json* Find(const nlohmann::json& engines, const std::string& nam
 
 TEST_F(EnginesTest, BuiltinEnginesWithTheirFields) {
   const nlohmann::json engines = Backends();
-  ASSERT_EQ(engines.size(), 2u) << engines.dump();
+  ASSERT_EQ(engines.size(), 3u) << engines.dump();
   const nlohmann::json* cpu = Find(engines, "cpu");
   const nlohmann::json* ref = Find(engines, "reference");
   ASSERT_NE(cpu, nullptr);
@@ -79,10 +79,20 @@ TEST_F(EnginesTest, BuiltinEnginesWithTheirFields) {
     EXPECT_TRUE((*e)["reason"].is_null());
     EXPECT_EQ((*e)["capabilities"], nlohmann::json::array({"generate"}));
     EXPECT_EQ((*e)["formats"], nlohmann::json::array({"gguf"}));
+    ASSERT_TRUE(e->contains("device_family"));
+    EXPECT_TRUE((*e)["device_family"].is_null());
     EXPECT_TRUE((*e)["aliases"].is_array());
   }
   EXPECT_GT((*cpu)["priority"].get<int>(), (*ref)["priority"].get<int>());
   EXPECT_EQ((*ref)["aliases"], nlohmann::json::array({"ref", "scalar"}));
+  // Packs on the CPU kernels (the host path): available wherever trit runs.
+  const nlohmann::json* pack = Find(engines, "pack");
+  ASSERT_NE(pack, nullptr) << engines.dump();
+  EXPECT_EQ((*pack)["origin"], "builtin");
+  EXPECT_EQ((*pack)["available"], true);
+  EXPECT_EQ((*pack)["formats"], nlohmann::json::array({"pack"}));
+  EXPECT_EQ((*pack)["aliases"], nlohmann::json::array({"pack-host"}));
+  EXPECT_TRUE((*pack)["device_family"].is_null());
 }
 
 TEST_F(EnginesTest, PluginBesideTheExecutableAppearsWithItsPath) {
@@ -96,6 +106,41 @@ TEST_F(EnginesTest, PluginBesideTheExecutableAppearsWithItsPath) {
   EXPECT_EQ((*p)["priority"], 5);
 }
 
+TEST_F(EnginesTest, DeviceEnginePluginShowsItsFamily) {
+  const std::string path = CopyPlugin(Dir("bin/engines"), std::string(TRIT_TEST_PLUGIN_DIR) + "/libtrit_test_plugin_device_family.so",
+                                      "device_family.so");
+  const nlohmann::json engines = Backends();
+  const nlohmann::json* p = Find(engines, "testnpu_engine");
+  ASSERT_NE(p, nullptr) << engines.dump();
+  EXPECT_EQ((*p)["device_family"], "testnpu");
+  EXPECT_EQ((*p)["formats"], nlohmann::json::array({"pack"}));
+  EXPECT_EQ((*p)["available"], false);
+  EXPECT_EQ((*p)["reason"], "no testnpu device on this machine");
+  EXPECT_TRUE((*Find(engines, "cpu"))["device_family"].is_null());
+
+  RunResult text = RunProgram(spawn_, {"backends"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("DEVICE"), std::string::npos) << text.out;
+  const size_t row = text.out.find("testnpu_engine ");
+  ASSERT_NE(row, std::string::npos) << text.out;
+  const std::string line = text.out.substr(row, text.out.find('\n', row) - row);
+  EXPECT_NE(line.find(" pack "), std::string::npos) << line;
+  EXPECT_NE(line.find(" testnpu "), std::string::npos) << line;
+  EXPECT_NE(line.find(path), std::string::npos) << line;
+
+  // doctor's fix for it is the device, not a rebuild (it loaded fine).
+  RunResult doctor = RunProgram(spawn_, {"doctor", "--json"});
+  ASSERT_EQ(doctor.exit_code, 0) << doctor.err;
+  const nlohmann::json problems = nlohmann::json::parse(doctor.out)["problems"];
+  bool listed = false;
+  for (const nlohmann::json& problem : problems) {
+    if (problem["problem"].get<std::string>().find("testnpu_engine") == std::string::npos) continue;
+    listed = true;
+    EXPECT_EQ(problem["fix"], "run it on a machine with a testnpu device and its driver (see the reason), or remove " + path);
+  }
+  EXPECT_TRUE(listed) << doctor.out;
+}
+
 TEST_F(EnginesTest, WorkingDirectoryAndLdLibraryPathAreNotSearched) {
   const std::string cwd = Dir("cwd");
   CopyPlugin(cwd);
@@ -107,7 +152,7 @@ TEST_F(EnginesTest, WorkingDirectoryAndLdLibraryPathAreNotSearched) {
                                {"LD_LIBRARY_PATH=" + lib + ":" + cwd + ":" + cwd + "/engines"});
   const nlohmann::json engines = Backends();
   EXPECT_EQ(Find(engines, "reference-abi"), nullptr) << engines.dump();
-  EXPECT_EQ(engines.size(), 2u) << engines.dump();
+  EXPECT_EQ(engines.size(), 3u) << engines.dump();  // the built-ins only
 }
 
 TEST_F(EnginesTest, TritEnginePathIsSearched) {
@@ -203,7 +248,7 @@ TEST_F(EnginesTest, UnknownEngineExitsTwoAndListsTheEngines) {
     RunResult r = RunProgram(spawn_, cmd);
     ASSERT_FALSE(r.signaled);
     EXPECT_EQ(r.exit_code, 2) << r.err;
-    EXPECT_NE(r.err.find("--engine nosuch: no engine is named 'nosuch'; engines in this binary: cpu, reference; "
+    EXPECT_NE(r.err.find("--engine nosuch: no engine is named 'nosuch'; engines in this binary: cpu, reference, pack; "
                          "able to generate gguf models: cpu, reference"),
               std::string::npos)
         << r.err;

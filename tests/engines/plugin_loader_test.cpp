@@ -91,6 +91,28 @@ TEST(PluginLoaderTest, FailedRegistrationIsUnavailableAndAddsNoEngine) {
   EXPECT_EQ(r.Find("half-registered"), nullptr);
 }
 
+TEST(PluginLoaderTest, DeviceEnginePluginIsListedWithItsFamily) {
+  const std::string path = TestPlugin("trit_test_plugin_device_family");
+  Registry r;
+  LoadPluginFile(path, &r);
+  LoadPluginFile(TRIT_REFERENCE_ABI_PLUGIN, &r);
+  const Registry::Entry* e = r.Find("testnpu_engine");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->engine->info().device_family, "testnpu");
+  EXPECT_EQ(e->engine->info().formats, std::vector<std::string>{"pack"});
+  EXPECT_EQ(e->engine->info().origin, path);
+  EXPECT_FALSE(e->availability.available);
+  EXPECT_EQ(e->availability.reason, "no testnpu device on this machine");
+  // The test plugin loads nothing, and says so through the ABI.
+  Expected<std::unique_ptr<model::Model>> m = e->engine->LoadModel("/packs/testnpu");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("testnpu_engine is a test plugin and cannot load /packs/testnpu"), std::string::npos)
+      << m.status().message();
+  // A plugin whose engine sets no device_family is a host engine.
+  ASSERT_NE(r.Find("reference-abi"), nullptr);
+  EXPECT_TRUE(r.Find("reference-abi")->engine->info().device_family.empty());
+}
+
 TEST(PluginLoaderTest, InTreePluginRunsTheModelLikeTheBuiltinReference) {
   Registry r;
   r.Add(MakeReferenceEngine());

@@ -24,6 +24,10 @@ class DeclaredEngine final : public Engine {
     available_ = available;
   }
   const EngineInfo& info() const override { return info_; }
+  DeclaredEngine& DrivingDevice(std::string family) {
+    info_.device_family = std::move(family);
+    return *this;
+  }
   Availability Available() const override { return {available_, available_ ? "" : "no device /dev/npu0"}; }
   Expected<std::unique_ptr<model::Model>> LoadModel(const std::string& path) const override {
     return Error(ErrorCode::kUnsupported, "{}: declared only", path);
@@ -55,6 +59,20 @@ TEST(RegistryTest, TiesAreBrokenByNameWhateverTheOrderOfDiscovery) {
     if (!b_first) r.Add(std::make_unique<DeclaredEngine>("bravo", 50, true));
     EXPECT_EQ(Chosen(r, {"generate", "gguf", ""}), "alpha");
   }
+}
+
+TEST(RegistryTest, ADeviceEngineRunsOnlyPacksOfItsFamily) {
+  Registry r;
+  auto xdna = std::make_unique<DeclaredEngine>("xdna", 300, true, std::vector<std::string>{"pack"});
+  xdna->DrivingDevice("xdna2");
+  r.Add(std::move(xdna));
+  r.Add(std::make_unique<DeclaredEngine>("pack", 50, true, std::vector<std::string>{"pack"}));
+  EXPECT_EQ(Chosen(r, {"generate", "pack", "", "xdna2"}), "xdna");
+  EXPECT_EQ(Chosen(r, {"generate", "pack", "", "hexagon-v81"}), "pack");
+  EXPECT_EQ(Chosen(r, {"generate", "pack", "xdna", "hexagon-v81"}),
+            "error: engine 'xdna' (builtin) cannot be used: drives device family 'xdna2', the model is for "
+            "'hexagon-v81'; able to generate pack models: pack");
+  EXPECT_EQ(r.Candidates("generate", "pack", "").size(), 1u);  // a pack naming no device: the host engine only
 }
 
 TEST(RegistryTest, CapabilityAndFormatFilter) {

@@ -76,6 +76,20 @@ TEST_F(ModelStoreTest, PullLocalFileThenFindResolveRemove) {
   EXPECT_EQ(store.Remove("stories260k").code(), ErrorCode::kNotFound);
 }
 
+// `trit run DIR` takes a pack directory (one holding plan.json) as the
+// model, not as a prompt; any other directory stays text.
+TEST_F(ModelStoreTest, APackDirectoryLooksLikeAModel) {
+  const fs::path pack = root_ / "pack";
+  const fs::path plain = root_ / "plain";
+  fs::create_directories(pack);
+  fs::create_directories(plain);
+  std::ofstream(pack / "plan.json") << "{}";
+  EXPECT_TRUE(LooksLikeModelArgument(pack.string()));
+  EXPECT_FALSE(LooksLikeModelArgument(plain.string()));
+  EXPECT_FALSE(LooksLikeModelArgument((plain / "plan.json").string()));
+  EXPECT_EQ(*ResolveModelArgument(pack.string(), {}), pack.string());
+}
+
 TEST_F(ModelStoreTest, WrongShaLeavesNothing) {
   const ModelStore store = Store();
   PullOptions o;
