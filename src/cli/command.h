@@ -37,6 +37,7 @@ Command AddDoctorCommand(CLI::App& parent);
 Command AddBenchCommand(CLI::App& parent);
 Command AddServeCommand(CLI::App& parent);
 Command AddLockCommand(CLI::App& parent);
+Command AddPackCommand(CLI::App& parent);
 
 // Prints "trit: error: <message>" on stderr.
 void PrintError(std::string_view message);

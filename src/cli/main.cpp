@@ -23,7 +23,7 @@ int Main(int argc, char** argv) {
                                    AddTokenizeCommand(app), AddDetokenizeCommand(app), AddBundleCommand(app),
                                    AddHwxCommand(app), AddPullCommand(app), AddModelsCommand(app),
                                    AddBackendsCommand(app), AddDoctorCommand(app), AddBenchCommand(app),
-                                   AddServeCommand(app), AddLockCommand(app)};
+                                   AddServeCommand(app), AddLockCommand(app), AddPackCommand(app)};
 
   try {
     app.parse(argc, argv);
