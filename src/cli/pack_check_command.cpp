@@ -20,15 +20,8 @@ struct PackCheckOptions {
   bool json = false;
 };
 
-std::string Widths(const pack::PackPlan& p) {
-  std::string out;
-  if (p.decode_m) out += fmt::format("decode_m={}", *p.decode_m);
-  if (p.prefill_m) out += fmt::format("{}prefill_m={}", out.empty() ? "" : " ", *p.prefill_m);
-  return out.empty() ? "no widths stated" : out;
-}
-
 void PrintText(const PackCheckOptions& o, const pack::PackCheck& c) {
-  fmt::print("pack {}: device {}, weights {}, {}\n", o.dir, c.plan.device, c.plan.model, Widths(c.plan));
+  fmt::print("pack {}: device {}, weights {}, {}\n", o.dir, c.plan.device, c.plan.model, pack::DescribeWidths(c.plan));
   const pack::Generation g = c.choice.generation;
   for (pack::Generation found : {pack::Generation::kSealed, pack::Generation::kPerRole}) {
     if (!c.scan.Of(found).empty()) fmt::print("found: {}\n", pack::DescribeKernelSet(found, c.scan));

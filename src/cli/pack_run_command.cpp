@@ -85,6 +85,13 @@ Expected<Runner> OpenOnDevice(const std::string& dir, const pack::PackCheck& c, 
     return engine.status();
   }
   *exit_code = kExitFailure;
+  if (!c.ok()) {
+    // The device would be handed kernels that are missing or built for something else.
+    const pack::PackProblem& p = c.problems.front();
+    return Error(ErrorCode::kCorrupt, "{} cannot run on the device: {}{}{}{}; trit pack check {} lists {}, or add --host",
+                 dir, p.op, p.op.empty() ? "" : ": ", p.file.empty() ? "" : p.file + ": ", p.message, dir,
+                 c.problems.size() == 1 ? "it" : fmt::format("all {} problems", c.problems.size()));
+  }
   Expected<std::string> locks = store::LocksDir();
   if (!locks.ok()) return locks.status();
   Expected<system::LockAttempt> attempt =

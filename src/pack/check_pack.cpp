@@ -22,13 +22,6 @@ namespace {
 // Past this many layers an op's range is refused rather than expanded.
 constexpr int64_t kMaxLayersPerOp = 100000;
 
-std::string Widths(const PackPlan& plan) {
-  std::string out;
-  if (plan.decode_m) out += fmt::format("decode_m={}", *plan.decode_m);
-  if (plan.prefill_m) out += fmt::format("{}prefill_m={}", out.empty() ? "" : ", ", *plan.prefill_m);
-  return out;
-}
-
 // The ops' tensors against the model's, and the model's matrices against the ops.
 void CheckTensors(const gguf::File& model, PackCheck* c) {
   std::set<std::string> covered;
@@ -88,7 +81,7 @@ void CheckWidths(PackCheck* c) {
       const bool stated = c->plan.decode_m || c->plan.prefill_m;
       if (stated && k.m != c->plan.decode_m.value_or(0) && k.m != c->plan.prefill_m.value_or(0)) {
         c->problems.push_back({op.Describe(), k.file,
-                               fmt::format("M={} is none of the plan's widths ({}): build it for one of them or correct the widths", k.m, Widths(c->plan))});
+                               fmt::format("M={} is none of the plan's widths ({}): build it for one of them or correct the widths", k.m, DescribeWidths(c->plan))});
       }
     }
     if (!any) c->problems.push_back({op.Describe(), "", fmt::format("the plan names no {} kernel for it: add one, or pin the other set with --generation", GenerationName(g))});

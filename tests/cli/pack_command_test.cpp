@@ -235,13 +235,20 @@ TEST_F(PackCommandTest, ADeviceRunWithoutAnEngineExitsTwoOfferingHost) {
 
 TEST_F(PackCommandTest, DeviceRunsTakeTheDeviceLockAndHostRunsNever) {
   Make();
+  SpawnOptions with_engine = spawn_;
+  with_engine.env = EnvironmentWith({"TRIT_HOME", "TRIT_ENGINE_PATH"},
+                                    {"TRIT_HOME=" + home_, std::string("TRIT_ENGINE_PATH=") + TRIT_PROBE_DEVICE_PLUGIN_DIR});
+  // With an engine but without its kernels, a device run is refused before the device is touched.
+  const RunResult incomplete = RunProgram(with_engine, {"pack", "run", dir_, "--ids", "1 403"}, 60);
+  EXPECT_EQ(incomplete.exit_code, 1);
+  EXPECT_EQ(incomplete.err, "trit: error: " + dir_ + " cannot run on the device: matmul blk.{layer}.attn_q.weight (layers "
+                            "0-4): full_i8_matmul_K64_N64.elf: missing: the device toolchain must provide it (trit pack "
+                            "run --host runs without it); trit pack check " + dir_ + " lists all 5 problems, or add --host\n");
+  BuildSealedKernels();
   // This process holds xdna2's lock, as another bring-up tool would.
   Expected<system::LockAttempt> held =
       system::TryLockDevice(home_ + "/locks", "xdna2", system::CurrentProcessHolder({"bringup", "--soak"}));
   ASSERT_TRUE(held.ok() && held->lock.has_value());
-  SpawnOptions with_engine = spawn_;
-  with_engine.env = EnvironmentWith({"TRIT_HOME", "TRIT_ENGINE_PATH"},
-                                    {"TRIT_HOME=" + home_, std::string("TRIT_ENGINE_PATH=") + TRIT_PROBE_DEVICE_PLUGIN_DIR});
   const RunResult refused = RunProgram(with_engine, {"pack", "run", dir_, "--ids", "1 403"}, 60);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find("device xdna2 is locked by pid "), std::string::npos) << refused.err;

@@ -231,6 +231,13 @@ std::string PlanOp::Describe() const {
   return fmt::format("{} {} (layers {}-{})", op, tensors, *first_layer, *last_layer);
 }
 
+std::string DescribeWidths(const PackPlan& plan) {
+  std::string out;
+  if (plan.decode_m) out += fmt::format("decode_m={}", *plan.decode_m);
+  if (plan.prefill_m) out += fmt::format("{}prefill_m={}", out.empty() ? "" : ", ", *plan.prefill_m);
+  return out.empty() ? "no widths stated" : out;
+}
+
 bool IsPlainFileName(std::string_view name) {
   if (name.empty() || name.size() > kMaxNameBytes || name == "." || name == "..") return false;
   return name.find('/') == std::string_view::npos && name.find('\0') == std::string_view::npos;

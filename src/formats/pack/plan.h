@@ -72,6 +72,9 @@ Expected<PackPlan> ParsePlan(std::string_view json_text);
 // ParsePlan(EncodePlan(p)) gives p back.
 std::string EncodePlan(const PackPlan& plan);
 
+// "decode_m=1, prefill_m=4", the widths the plan states; "no widths stated".
+std::string DescribeWidths(const PackPlan& plan);
+
 // Reads <dir>/plan.json; errors name the file.
 Expected<PackPlan> ReadPlan(const std::string& dir);
 
