@@ -10,6 +10,7 @@ FUZZ_TARGETS=(
   logits_file_fuzz importance_matrix_fuzz elf_reader_fuzz pe_reader_fuzz
   macho_reader_fuzz hwx_reader_fuzz store_text_fuzz model_load_fuzz
   json_schema_fuzz gbnf_fuzz lock_record_fuzz pack_plan_fuzz
+  safetensors_reader_fuzz npy_reader_fuzz
 )
 
 # Configures (clang, libFuzzer, ASan + UBSan: -DTRIT_FUZZ=ON) and builds the

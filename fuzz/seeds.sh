@@ -177,3 +177,62 @@ cat > "$out/pack_plan_fuzz/sealed" <<'PLAN'
 PLAN
 printf '{"format":"trit-pack","version":1,"model":"m.gguf","device":"hexagon-v81","ops":[],"comment":"x"}' \
   > "$out/pack_plan_fuzz/minimal"
+
+# safetensors files (formats/safetensors/): two small valid files (several
+# dtypes, metadata, a scalar, an empty tensor, packed F4), and a sharded
+# checkpoint's index text, which the target reads too.
+mkdir -p "$out/safetensors_reader_fuzz"
+python3 - "$out/safetensors_reader_fuzz" <<'PY'
+import json, struct, sys
+def write(name, tensors, metadata=None):
+    header, buffer = {}, b""
+    if metadata:
+        header["__metadata__"] = metadata
+    for tname, dtype, shape, data in tensors:
+        header[tname] = {"dtype": dtype, "shape": shape, "data_offsets": [len(buffer), len(buffer) + len(data)]}
+        buffer += data
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)
+    open(f"{sys.argv[1]}/{name}", "wb").write(struct.pack("<Q", len(text)) + text + buffer)
+write("two-tensors", [("model.embed.weight", "F32", [2, 2], bytes(range(16))),
+                      ("model.norm.weight", "BF16", [3], bytes(range(6)))], {"format": "pt"})
+write("mixed", [("step", "I64", [], bytes(8)), ("empty", "F16", [0, 4], b""),
+                ("fp4", "F4", [2, 2], b"\x12\x34"), ("codes", "U8", [3], b"abc"),
+                ("scale", "F8_E8M0", [1], b"\x7f")])
+PY
+printf '%s' '{"metadata":{"total_size":22},"weight_map":{"model.embed.weight":"model-00001-of-00002.safetensors","model.norm.weight":"model-00002-of-00002.safetensors"}}' \
+  > "$out/safetensors_reader_fuzz/index.json"
+
+# What `trit compare` reads (formats/npy, formats/vectors): .npy files laid
+# out as numpy writes them (versions 1.0, 2.0 and 3.0; float16, float32 and
+# float64; one and two dimensions; a Fortran-order and an integer header,
+# which are refused), and vectors as JSON in each layout the reader takes.
+mkdir -p "$out/npy_reader_fuzz"
+# npy_seed NAME MAJOR DICT DATA_BYTES: the dict padded with spaces and '\n'
+# so the data starts on a multiple of 64, then DATA_BYTES bytes of 0x3f.
+npy_seed() {
+  local pre=$(( $2 == 1 ? 10 : 12 ))
+  local len=$(( (pre + ${#3} + 1 + 63) / 64 * 64 - pre ))
+  {
+    printf '\x93NUMPY'
+    printf "\\x$(printf %02x "$2")\\x00"
+    printf "\\x$(printf %02x $((len & 255)))\\x$(printf %02x $((len >> 8)))"
+    [[ $2 == 1 ]] || printf '\x00\x00'
+    printf '%s%*s\n' "$3" $((len - ${#3} - 1)) ''
+    head -c "$4" /dev/zero | tr '\0' '\077'
+  } > "$out/npy_reader_fuzz/$1"
+}
+npy_seed f4-2d 1 "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }" 24
+npy_seed f2-1d 1 "{'descr': '<f2', 'fortran_order': False, 'shape': (5,), }" 10
+npy_seed f8-2d 1 "{'descr': '<f8', 'fortran_order': False, 'shape': (1, 2), }" 16
+npy_seed f4-v2 2 "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 1), }" 12
+npy_seed f8-v3 3 "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 2), }" 32
+npy_seed empty 1 "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4), }" 0
+npy_seed fortran 1 "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }" 16
+npy_seed i4 1 "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }" 8
+printf '[0.5, -1, 2e-3, 4]' > "$out/npy_reader_fuzz/array.json"
+printf '[[1, 2, 3], [0, 0, 0], [-1.5, 2.5, 1e10]]' > "$out/npy_reader_fuzz/rows.json"
+printf '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.1,0.2]},{"object":"embedding","index":1,"embedding":[0.3,-0.4]}],"model":"m","usage":{"prompt_tokens":2,"total_tokens":2}}' \
+  > "$out/npy_reader_fuzz/openai.json"
+printf '{"logits": [[0.25, 9, -3]]}' > "$out/npy_reader_fuzz/logits.json"
+printf '{"embedding": [1, 0, 0]}' > "$out/npy_reader_fuzz/embedding.json"
