@@ -63,6 +63,35 @@ printf '%s' '{"prompt":"p","echo":true,"best_of":1,"grammar":"root ::= [a-z]+","
 mkdir -p "$out/json_schema_fuzz"
 cp "$repo"/tests/data/json_schemas/*.json "$out/json_schema_fuzz/"
 
+# Hugging Face tokenizer.json: a WordPiece and a byte-level BPE tokenizer,
+# each with its tokenizer_config.json on the first line (the target's layout).
+mkdir -p "$out/hf_tokenizer_fuzz"
+cat > "$out/hf_tokenizer_fuzz/wordpiece.json" <<'EOF'
+{"cls_token": "[CLS]", "sep_token": "[SEP]", "unk_token": "[UNK]", "pad_token": "[PAD]", "mask_token": {"content": "[MASK]"}}
+{"added_tokens": [{"id": 0, "content": "[PAD]", "special": true}, {"id": 1, "content": "[UNK]", "special": true},
+  {"id": 2, "content": "[CLS]", "special": true}, {"id": 3, "content": "[SEP]", "special": true},
+  {"id": 4, "content": "[MASK]", "special": true}],
+ "normalizer": {"type": "BertNormalizer", "lowercase": true}, "pre_tokenizer": {"type": "BertPreTokenizer"},
+ "post_processor": {"type": "TemplateProcessing",
+  "single": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}}],
+  "pair": [{"SpecialToken": {"id": "[CLS]", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}, {"SpecialToken": {"id": "[SEP]", "type_id": 0}},
+           {"Sequence": {"id": "B", "type_id": 1}}, {"SpecialToken": {"id": "[SEP]", "type_id": 1}}]},
+ "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+  "vocab": {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "hello": 5, "world": 6, "##s": 7, "play": 8, "##ing": 9}}}
+EOF
+cat > "$out/hf_tokenizer_fuzz/bpe.json" <<'EOF'
+{"bos_token": "<|endoftext|>", "eos_token": {"content": "<|endoftext|>"}, "add_bos_token": false}
+{"added_tokens": [{"id": 11, "content": "<|endoftext|>", "special": true}, {"id": 12, "content": "<|im_start|>", "special": false}],
+ "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+  {"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"}, "behavior": "Isolated", "invert": false},
+  {"type": "ByteLevel", "add_prefix_space": false, "trim_offsets": true, "use_regex": false}]},
+ "post_processor": {"type": "Sequence", "processors": [{"type": "ByteLevel"},
+  {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<|endoftext|>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}]}]},
+ "model": {"type": "BPE", "byte_fallback": false,
+  "vocab": {"h": 0, "e": 1, "l": 2, "o": 3, "\u0120": 4, "w": 5, "he": 6, "ll": 7, "hell": 8, "hello": 9, "\u0120w": 10},
+  "merges": [["h", "e"], ["l", "l"], ["he", "ll"], ["hell", "o"], ["\u0120", "w"]]}}
+EOF
+
 # The `grammar` field's GBNF: grammars that use every syntax form (JSON,
 # arithmetic, bounded repetitions, Unicode classes and escapes, comments,
 # groups over several lines, an ambiguous grammar).
