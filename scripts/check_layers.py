@@ -45,10 +45,10 @@ LAYERS = [
     ("formats", 2, ["quant"]),         # GGUF, ELF/PE/Mach-O, hwx/.ane readers and writers
     ("kernels", 2, ["quant"]),         # CPU compute: scalar reference + SIMD
     ("bundle", 3, ["formats"]),        # dependency resolution, policy and checks of a shipped runtime
-    ("convert", 3, ["formats"]),       # quantization plan and the GGUF-to-GGUF quantizer
     ("model", 3, ["kernels", "formats"]),  # architectures, weight binding, forward pass
     ("tokenizer", 3, ["formats"]),     # SPM, BPE, WordPiece
     ("runtime", 4, ["model", "tokenizer", "chat", "grammar"]),  # sessions, sampling, generation
+    ("convert", 4, ["tokenizer"]),     # quantization plan, GGUF-to-GGUF quantizer, HF-to-GGUF converter (tokenizer.json)
     ("store", 5, ["formats"]),         # the models directory: pull, manifests, names
     ("engines", 5, ["runtime", "abi"]),  # engine interface, registry, plugins
     ("server", 6, ["engines", "store", "system"]),  # OpenAI-compatible HTTP, scheduler

@@ -1,0 +1,55 @@
+// What `trit convert` knows of one Hugging Face architecture: which
+// config.json "architectures" names it takes, the GGUF architecture it
+// writes, its hyper-parameter keys, and the table of its tensors (Hugging
+// Face name -> GGUF name, with the shape config.json implies). One file per
+// architecture (hf_bert.cpp ...); hf_to_gguf.cpp is the one writer they share.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+#include "convert/hf_config.h"
+#include "formats/gguf/writer.h"
+
+namespace trit::convert {
+
+// One tensor an architecture expects in the checkpoint.
+struct HfTensorSpec {
+  std::string hf_name;         // after HfArchitecture::normalize_name, e.g. "encoder.layer.0.attention.self.query.weight"
+  std::string gguf_name;       // e.g. "blk.0.attn_q.weight"
+  std::vector<int64_t> shape;  // numpy order, outermost first, as in the checkpoint
+};
+
+// What a converter knows of the model directory besides the tensors.
+struct HfModelInfo {
+  HfModelConfig config;
+  std::optional<PoolingType> pooling;  // from sentence-transformers' modules.json; nullopt: none
+};
+
+struct HfArchitecture {
+  std::string_view gguf_arch;                   // general.architecture, e.g. "bert"
+  std::span<const std::string_view> hf_names;   // config.json "architectures"[0] values, e.g. "BertModel"
+
+  // The checkpoint's tensor name as the table names it (e.g. "bert." stripped).
+  std::string (*normalize_name)(std::string_view hf_name);
+  // Why a (normalized) tensor is left out of the GGUF file, as llama.cpp's
+  // converter leaves it out; nullopt for a tensor that is kept.
+  std::optional<std::string_view> (*dropped)(std::string_view name);
+  // Every tensor the GGUF file gets, in file order, from config.json;
+  // errors name the config key that is missing or out of range.
+  Expected<std::vector<HfTensorSpec>> (*tensors)(const HfModelInfo& info);
+  // The "<arch>.*" keys (and any other the architecture adds) from config.json.
+  Status (*write_metadata)(const HfModelInfo& info, gguf::Writer& writer);
+};
+
+// The architecture whose hf_names hold `hf_architecture`; nullptr if none.
+const HfArchitecture* FindHfArchitecture(std::string_view hf_architecture);
+// Every config.json "architectures" name trit converts, comma-separated.
+std::string SupportedHfArchitectures();
+
+}  // namespace trit::convert

@@ -1,0 +1,275 @@
+// config.json, modules.json and the Pooling config, parsed with nlohmann's
+// DOM after a nesting bound (base/json_nesting.h); each key checked against
+// one table of names and kinds.
+#include "convert/hf_config.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+
+#include "base/check.h"
+#include "base/json_nesting.h"
+
+namespace trit::convert {
+namespace {
+
+constexpr int kMaxJsonDepth = 64;
+constexpr int64_t kMaxInt = (int64_t{1} << 31) - 1;
+
+enum class FieldKind { kPositiveInt, kPositiveFloat, kString };
+
+// The keys of config.json that converters read, and what each must hold.
+struct Field {
+  std::string_view key;
+  FieldKind kind;
+};
+constexpr Field kFields[] = {
+    {"hidden_size", FieldKind::kPositiveInt},
+    {"num_hidden_layers", FieldKind::kPositiveInt},
+    {"num_attention_heads", FieldKind::kPositiveInt},
+    {"intermediate_size", FieldKind::kPositiveInt},
+    {"max_position_embeddings", FieldKind::kPositiveInt},
+    {"type_vocab_size", FieldKind::kPositiveInt},
+    {"vocab_size", FieldKind::kPositiveInt},
+    {"layer_norm_eps", FieldKind::kPositiveFloat},
+    {"hidden_act", FieldKind::kString},
+};
+
+const Field* FindField(std::string_view key) {
+  for (const Field& f : kFields) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+std::string Found(const nlohmann::json& v) {
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    if (s.size() > 60) s = s.substr(0, 60) + "...";
+    return fmt::format("the string '{}'", s);
+  }
+  if (v.is_number()) return v.dump();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_null()) return "null";
+  return v.is_array() ? "an array" : "an object";
+}
+
+Status Corrupt(std::string message) { return Status(ErrorCode::kCorrupt, std::move(message)); }
+
+// Parses `text` as a JSON object; `what` names it in errors.
+Expected<nlohmann::json> ParseObject(std::string_view text, std::string_view what) {
+  if (!JsonNestingWithin(text, kMaxJsonDepth)) {
+    return Corrupt(fmt::format("{} nests deeper than {} levels", what, kMaxJsonDepth));
+  }
+  nlohmann::json doc = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Corrupt(fmt::format("{} is not valid JSON", what));
+  if (!doc.is_object()) return Corrupt(fmt::format("{}: expected an object, found {}", what, Found(doc)));
+  return doc;
+}
+
+bool IsPlainRelativePath(std::string_view path) {
+  if (path.find('\\') != std::string_view::npos || path.find('\0') != std::string_view::npos) return false;
+  if (!path.empty() && path.front() == '/') return false;
+  size_t start = 0;
+  while (start <= path.size()) {
+    size_t end = path.find('/', start);
+    if (end == std::string_view::npos) end = path.size();
+    if (path.substr(start, end - start) == "..") return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
+Expected<int64_t> HfModelConfig::Int(std::string_view key) const {
+  const Field* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kPositiveInt);
+  auto it = ints_.find(key);
+  if (it == ints_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
+Expected<double> HfModelConfig::Float(std::string_view key) const {
+  const Field* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kPositiveFloat);
+  auto it = floats_.find(key);
+  if (it == floats_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
+Expected<std::string> HfModelConfig::String(std::string_view key) const {
+  const Field* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kString);
+  auto it = strings_.find(key);
+  if (it == strings_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
+Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
+  Expected<nlohmann::json> doc = ParseObject(json_text, "config.json");
+  if (!doc.ok()) return doc.status();
+  HfModelConfig config;
+
+  auto archs = doc->find("architectures");
+  if (archs == doc->end()) return Corrupt("config.json has no 'architectures' (the model class, e.g. [\"BertModel\"])");
+  if (!archs->is_array() || archs->empty() || !(*archs)[0].is_string()) {
+    return Corrupt(fmt::format("architectures: expected a non-empty array of strings, found {}", Found(*archs)));
+  }
+  config.architecture = (*archs)[0].get<std::string>();
+  auto model_type = doc->find("model_type");
+  if (model_type == doc->end()) return Corrupt("config.json has no 'model_type'");
+  if (!model_type->is_string()) {
+    return Corrupt(fmt::format("model_type: expected a string, found {}", Found(*model_type)));
+  }
+  config.model_type = model_type->get<std::string>();
+
+  for (const Field& f : kFields) {
+    auto it = doc->find(std::string(f.key));
+    if (it == doc->end()) continue;
+    const nlohmann::json& v = *it;
+    switch (f.kind) {
+      case FieldKind::kPositiveInt: {
+        const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt) ||
+                        (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxInt);
+        if (!ok) return Corrupt(fmt::format("{}: expected a positive integer below 2^31, found {}", f.key, Found(v)));
+        config.ints_.emplace(f.key, v.get<int64_t>());
+        break;
+      }
+      case FieldKind::kPositiveFloat: {
+        const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
+        if (!ok) return Corrupt(fmt::format("{}: expected a finite number > 0, found {}", f.key, Found(v)));
+        config.floats_.emplace(f.key, v.get<double>());
+        break;
+      }
+      case FieldKind::kString:
+        if (!v.is_string()) return Corrupt(fmt::format("{}: expected a string, found {}", f.key, Found(v)));
+        config.strings_.emplace(f.key, v.get<std::string>());
+        break;
+    }
+  }
+  return config;
+}
+
+std::string_view PoolingTypeName(PoolingType type) {
+  switch (type) {
+    case PoolingType::kNone: return "none";
+    case PoolingType::kMean: return "mean";
+    case PoolingType::kCls: return "cls";
+    case PoolingType::kLast: return "last";
+  }
+  return "?";
+}
+
+Expected<std::optional<std::string>> ParsePoolingModulePath(std::string_view modules_json) {
+  if (!JsonNestingWithin(modules_json, kMaxJsonDepth)) {
+    return Corrupt(fmt::format("modules.json nests deeper than {} levels", kMaxJsonDepth));
+  }
+  nlohmann::json doc = nlohmann::json::parse(modules_json, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) return Corrupt("modules.json is not valid JSON");
+  if (!doc.is_array()) return Corrupt(fmt::format("modules.json: expected an array, found {}", Found(doc)));
+  for (size_t i = 0; i < doc.size(); ++i) {
+    const nlohmann::json& m = doc[i];
+    if (!m.is_object()) return Corrupt(fmt::format("modules.json[{}]: expected an object, found {}", i, Found(m)));
+    auto type = m.find("type");
+    if (type == m.end() || !type->is_string()) {
+      return Corrupt(fmt::format("modules.json[{}].type: expected a string, found {}", i,
+                                 type == m.end() ? "nothing" : Found(*type)));
+    }
+    if (type->get<std::string>() != "sentence_transformers.models.Pooling") continue;
+    auto path = m.find("path");
+    if (path == m.end() || !path->is_string()) {
+      return Corrupt(fmt::format("modules.json[{}].path: expected a string, found {}", i,
+                                 path == m.end() ? "nothing" : Found(*path)));
+    }
+    std::string p = path->get<std::string>();
+    if (!IsPlainRelativePath(p)) {
+      return Corrupt(fmt::format("modules.json[{}].path: '{}' leaves the model directory (absolute, '..' or '\\')",
+                                 i, p));
+    }
+    return std::optional<std::string>(std::move(p));
+  }
+  return std::optional<std::string>();
+}
+
+Expected<PoolingType> ParsePoolingConfig(std::string_view json_text) {
+  Expected<nlohmann::json> doc = ParseObject(json_text, "the pooling config");
+  if (!doc.ok()) return doc.status();
+  constexpr std::pair<std::string_view, PoolingType> kModes[] = {
+      {"pooling_mode_mean_tokens", PoolingType::kMean},
+      {"pooling_mode_cls_token", PoolingType::kCls},
+      {"pooling_mode_lasttoken", PoolingType::kLast},
+  };
+  std::optional<PoolingType> chosen;
+  for (const auto& [key, type] : kModes) {
+    auto it = doc->find(std::string(key));
+    if (it == doc->end()) continue;
+    if (!it->is_boolean()) return Corrupt(fmt::format("{}: expected true or false, found {}", key, Found(*it)));
+    if (it->get<bool>() && !chosen) chosen = type;
+  }
+  if (!chosen) {
+    std::string others;
+    for (const auto& [key, v] : doc->items()) {
+      if (key.rfind("pooling_mode_", 0) == 0 && v.is_boolean() && v.get<bool>()) {
+        others += fmt::format("{}'{}'", others.empty() ? "" : ", ", key);
+      }
+    }
+    return Error(ErrorCode::kUnsupported,
+                 "none of pooling_mode_mean_tokens, pooling_mode_cls_token, pooling_mode_lasttoken is true{}: "
+                 "GGUF's pooling types are mean, cls and last",
+                 others.empty() ? std::string() : fmt::format(" (set: {})", others));
+  }
+  return *chosen;
+}
+
+Expected<std::string> ReadHfTextFile(const std::string& path, uint64_t max_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return Error(ErrorCode::kNotFound, "{}: no such file", path);
+  const uint64_t size = std::filesystem::file_size(path, ec);
+  if (ec) return Error(ErrorCode::kIo, "{}: {}", path, ec.message());
+  if (size > max_bytes) {
+    return Error(ErrorCode::kCorrupt, "{}: {} bytes, larger than the limit of {} bytes", path, size, max_bytes);
+  }
+  std::ifstream in(path, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) return Error(ErrorCode::kIo, "{}: read failed", path);
+  return text;
+}
+
+Expected<HfModelConfig> ReadHfConfig(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "config.json").string();
+  Expected<std::string> text = ReadHfTextFile(path);
+  if (!text.ok()) {
+    if (text.status().code() == ErrorCode::kNotFound) {
+      return Error(ErrorCode::kNotFound, "{}: no such file; a Hugging Face model directory has a config.json", path);
+    }
+    return text.status();
+  }
+  Expected<HfModelConfig> config = ParseHfConfig(*text);
+  if (!config.ok()) return config.status().WithContext(path);
+  return config;
+}
+
+Expected<std::optional<PoolingType>> ReadSentenceTransformersPooling(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  const std::string modules_path = (root / "modules.json").string();
+  std::error_code ec;
+  if (!std::filesystem::exists(modules_path, ec)) return std::optional<PoolingType>();
+  Expected<std::string> modules = ReadHfTextFile(modules_path);
+  if (!modules.ok()) return modules.status();
+  Expected<std::optional<std::string>> module = ParsePoolingModulePath(*modules);
+  if (!module.ok()) return module.status().WithContext(modules_path);
+  if (!module->has_value()) return std::optional<PoolingType>();
+  const std::string config_path = (root / **module / "config.json").string();
+  Expected<std::string> text = ReadHfTextFile(config_path);
+  if (!text.ok()) return text.status().WithContext("the Pooling module that modules.json names");
+  Expected<PoolingType> type = ParsePoolingConfig(*text);
+  if (!type.ok()) return type.status().WithContext(config_path);
+  return std::optional<PoolingType>(*type);
+}
+
+}  // namespace trit::convert

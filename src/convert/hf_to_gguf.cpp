@@ -1,0 +1,201 @@
+// The writer every architecture shares: config and tokenizer read, the
+// checkpoint's tensors matched against the architecture's table (every one
+// mapped or dropped by name, every expected one present with its shape),
+// then one gguf::Writer whose tensors are produced from the memory map at
+// write time.
+#include "convert/hf_to_gguf.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "convert/hf_architecture.h"
+#include "convert/hf_tensor_data.h"
+#include "convert/quantize_plan.h"
+#include "formats/gguf/writer.h"
+#include "formats/safetensors/safetensors_index.h"
+#include "tokenizer/hf_tokenizer_json.h"
+
+namespace trit::convert {
+namespace {
+
+// GGUF's quantization version (GGML_QNT_VERSION), which the converter writes.
+constexpr uint32_t kQuantizationVersion = 2;
+
+std::string ShapeText(const std::vector<int64_t>& shape) { return fmt::format("[{}]", fmt::join(shape, ", ")); }
+
+// general.name: the directory's own name, as the converter falls back to
+// when no model card names the model.
+std::string DirectoryName(const std::string& dir) {
+  std::error_code ec;
+  std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
+  if (ec) p = std::filesystem::path(dir).lexically_normal();
+  if (p.filename().empty()) p = p.parent_path();
+  return p.filename().string();
+}
+
+Expected<tokenizer::HfTokenizer> ReadTokenizer(const std::string& dir) {
+  const std::filesystem::path root(dir);
+  const std::string json_path = (root / "tokenizer.json").string();
+  Expected<std::string> json = ReadHfTextFile(json_path);
+  if (!json.ok()) return json.status();
+  std::string config_text;
+  const std::string config_path = (root / "tokenizer_config.json").string();
+  std::error_code ec;
+  if (std::filesystem::exists(config_path, ec)) {
+    Expected<std::string> text = ReadHfTextFile(config_path);
+    if (!text.ok()) return text.status();
+    config_text = std::move(text).value();
+  }
+  Expected<tokenizer::HfTokenizer> tok = tokenizer::ParseHfTokenizer(*json, config_text);
+  if (!tok.ok()) return tok.status().WithContext(json_path);
+  return tok;
+}
+
+// A checkpoint tensor matched to the row of the architecture's table it fills.
+struct Matched {
+  const HfTensorSpec* spec = nullptr;
+  safetensors::ShardTensor source;
+  std::string hf_name;
+};
+
+// Matches every checkpoint tensor to `specs` (in specs' order) or drops it.
+Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const std::vector<HfTensorSpec>& specs,
+                                            const safetensors::Checkpoint& checkpoint, HfConvertReport* report) {
+  std::map<std::string_view, size_t> by_name;
+  for (size_t i = 0; i < specs.size(); ++i) by_name.emplace(specs[i].hf_name, i);
+  std::vector<Matched> matched(specs.size());
+  for (const safetensors::ShardTensor& t : checkpoint.Tensors()) {
+    const std::string& raw = t.tensor->name;
+    const std::string name = arch.normalize_name(raw);
+    if (std::optional<std::string_view> why = arch.dropped(name)) {
+      report->dropped.emplace_back(raw, std::string(*why));
+      continue;
+    }
+    auto it = by_name.find(name);
+    if (it == by_name.end()) {
+      return Error(ErrorCode::kUnsupported,
+                   "tensor '{}': no GGUF name for it in architecture '{}' (neither mapped nor dropped by llama.cpp's "
+                   "converter); refusing rather than leaving it out",
+                   raw, arch.gguf_arch);
+    }
+    Matched& m = matched[it->second];
+    if (m.spec != nullptr) {
+      return Error(ErrorCode::kCorrupt, "tensors '{}' and '{}' are both '{}' ({})", m.hf_name, raw, name,
+                   specs[it->second].gguf_name);
+    }
+    const HfTensorSpec& spec = specs[it->second];
+    if (t.tensor->shape != spec.shape) {
+      return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}", raw,
+                   ShapeText(t.tensor->shape), ShapeText(spec.shape));
+    }
+    const safetensors::Dtype d = t.tensor->dtype;
+    if (d != safetensors::Dtype::kF32 && d != safetensors::Dtype::kF16 && d != safetensors::Dtype::kBF16) {
+      return Error(ErrorCode::kUnsupported, "tensor '{}': dtype {}; trit converts F32, F16 and BF16 weights", raw,
+                   safetensors::DtypeName(d));
+    }
+    m = {&spec, t, raw};
+  }
+  size_t n_missing = 0;
+  const Matched* first_missing = nullptr;
+  for (size_t i = 0; i < matched.size(); ++i) {
+    if (matched[i].spec != nullptr) continue;
+    if (n_missing++ == 0) first_missing = &matched[i];
+    matched[i].hf_name = specs[i].hf_name;
+  }
+  if (n_missing > 0) {
+    const size_t i = static_cast<size_t>(first_missing - matched.data());
+    return Error(ErrorCode::kCorrupt, "the checkpoint has no tensor '{}' (for {}){}", specs[i].hf_name,
+                 specs[i].gguf_name, n_missing > 1 ? fmt::format(", nor {} other expected tensors", n_missing - 1) : "");
+  }
+  return matched;
+}
+
+}  // namespace
+
+Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::string& output,
+                                          const HfConvertOptions& options) {
+  if (options.type != quant::GgmlType::kF32 && options.type != quant::GgmlType::kF16) {
+    return Error(ErrorCode::kInvalidArgument, "output type {}: trit convert writes f32 or f16",
+                 quant::GetType(options.type).name);
+  }
+  HfModelInfo info;
+  Expected<HfModelConfig> config = ReadHfConfig(dir);
+  if (!config.ok()) return config.status();
+  info.config = std::move(config).value();
+  const HfArchitecture* arch = FindHfArchitecture(info.config.architecture);
+  if (arch == nullptr) {
+    return Error(ErrorCode::kUnsupported, "{}: architecture '{}' is not one trit converts yet; supported: {}",
+                 (std::filesystem::path(dir) / "config.json").string(), info.config.architecture,
+                 SupportedHfArchitectures());
+  }
+  Expected<std::optional<PoolingType>> pooling = ReadSentenceTransformersPooling(dir);
+  if (!pooling.ok()) return pooling.status();
+  info.pooling = *pooling;
+
+  HfConvertReport report;
+  report.hf_architecture = info.config.architecture;
+  report.gguf_arch = std::string(arch->gguf_arch);
+  report.name = DirectoryName(dir);
+  report.pooling = info.pooling;
+
+  Expected<tokenizer::HfTokenizer> tok = ReadTokenizer(dir);
+  if (!tok.ok()) return tok.status();
+  report.n_vocab = tok->tokens.size();
+  if (Expected<int64_t> n_vocab = info.config.Int("vocab_size");
+      n_vocab.ok() && static_cast<uint64_t>(*n_vocab) != tok->tokens.size()) {
+    return Error(ErrorCode::kUnsupported,
+                 "tokenizer.json has {} tokens but config.json's vocab_size is {}; padding the vocabulary is not "
+                 "implemented yet",
+                 tok->tokens.size(), *n_vocab);
+  }
+
+  Expected<std::vector<HfTensorSpec>> specs = arch->tensors(info);
+  if (!specs.ok()) return specs.status();
+  Expected<safetensors::Checkpoint> checkpoint = safetensors::OpenCheckpoint(dir);
+  if (!checkpoint.ok()) return checkpoint.status();
+  Expected<std::vector<Matched>> matched = MatchTensors(*arch, *specs, *checkpoint, &report);
+  if (!matched.ok()) return matched.status();
+
+  gguf::Writer writer;
+  const std::pair<const char*, gguf::Value> general[] = {
+      {"general.architecture", gguf::Value(std::string(arch->gguf_arch))},
+      {"general.type", gguf::Value(std::string("model"))},
+      {"general.name", gguf::Value(report.name)},
+      {"general.file_type", gguf::Value(static_cast<uint32_t>(LlamaFileType(options.type)))},
+      {"general.quantization_version", gguf::Value(kQuantizationVersion)},
+  };
+  for (const auto& [key, value] : general) {
+    if (Status s = writer.SetMetadata(key, value); !s.ok()) return s;
+  }
+  if (Status s = arch->write_metadata(info, writer); !s.ok()) return s;
+  if (Status s = tokenizer::WriteHfTokenizerMetadata(*tok, writer); !s.ok()) return s;
+
+  const size_t n = matched->size();
+  report.tensors.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const Matched& m = (*matched)[i];
+    HfConvertedTensor& out = report.tensors[i];
+    out.hf_name = m.hf_name;
+    out.gguf_name = m.spec->gguf_name;
+    out.from = m.source.tensor->dtype;
+    out.to = GgufTypeFor(out.gguf_name, m.spec->shape.size(), options.type);
+    out.gguf_shape.assign(m.spec->shape.rbegin(), m.spec->shape.rend());
+    const safetensors::ShardTensor source = m.source;
+    auto fill = [source, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      if (Status s = ConvertElements(source.tensor->dtype, source.Data(), out.to, bytes); !s.ok()) return s;
+      out.out_bytes = bytes.size();
+      if (options.on_tensor) options.on_tensor(i, n, out);
+      return Status::Ok();
+    };
+    if (Status s = writer.AddTensor(out.gguf_name, out.to, out.gguf_shape, std::move(fill)); !s.ok()) {
+      return s.WithContext(out.hf_name);
+    }
+  }
+  if (Status s = writer.WriteFile(output); !s.ok()) return s.WithContext(output);
+  return report;
+}
+
+}  // namespace trit::convert

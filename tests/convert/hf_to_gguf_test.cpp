@@ -1,0 +1,294 @@
+// `trit convert` on a tiny BERT written here (src/convert/hf_to_gguf.*,
+// hf_bert.*): 1 layer, hidden 4, 2 heads, ffn 8, 11 tokens. The GGUF file is
+// read back with trit's reader: names, GGUF shapes, types, bytes and keys;
+// and every refusal by its message, with nothing left at the output path.
+#include "convert/hf_to_gguf.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "base/half.h"
+#include "formats/gguf/reader.h"
+#include "formats/safetensors/safetensors_test_util.h"
+
+namespace trit::convert {
+namespace {
+
+using safetensors::testing::ScratchDir;
+using safetensors::testing::TestTensor;
+using safetensors::testing::WriteBytes;
+using safetensors::testing::WriteSafetensors;
+using safetensors::testing::WriteText;
+
+constexpr std::string_view kConfig = R"({"architectures": ["BertModel"], "model_type": "bert",
+  "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+  "max_position_embeddings": 6, "type_vocab_size": 2, "vocab_size": 11, "layer_norm_eps": 1e-12,
+  "hidden_act": "gelu"})";
+
+// ids: 0 [PAD] 1 [UNK] 2 [CLS] 3 [SEP] 4 [MASK] 5 hello 6 world 7 ##s 8 play 9 ##ing 10 !
+constexpr std::string_view kTokenizer = R"({"version": "1.0",
+  "added_tokens": [
+    {"id": 0, "content": "[PAD]", "special": true, "normalized": false},
+    {"id": 1, "content": "[UNK]", "special": true, "normalized": false},
+    {"id": 2, "content": "[CLS]", "special": true, "normalized": false},
+    {"id": 3, "content": "[SEP]", "special": true, "normalized": false},
+    {"id": 4, "content": "[MASK]", "special": true, "normalized": false}],
+  "normalizer": {"type": "BertNormalizer", "lowercase": true},
+  "pre_tokenizer": {"type": "BertPreTokenizer"},
+  "model": {"type": "WordPiece", "unk_token": "[UNK]", "continuing_subword_prefix": "##",
+    "vocab": {"[PAD]": 0, "[UNK]": 1, "[CLS]": 2, "[SEP]": 3, "[MASK]": 4, "hello": 5, "world": 6,
+              "##s": 7, "play": 8, "##ing": 9, "!": 10}}})";
+
+constexpr std::string_view kTokenizerConfig =
+    R"({"do_lower_case": true, "unk_token": "[UNK]", "sep_token": "[SEP]", "pad_token": "[PAD]",
+        "cls_token": "[CLS]", "mask_token": "[MASK]"})";
+
+// n float32 values, distinct per tensor (seed) and exact in float16.
+std::vector<uint8_t> Floats(size_t n, int seed) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(seed) + static_cast<float>(i) * 0.125f;
+  std::vector<uint8_t> out(n * 4);
+  std::memcpy(out.data(), v.data(), out.size());
+  return out;
+}
+
+TestTensor F32(std::string name, std::vector<int64_t> shape, int seed) {
+  size_t n = 1;
+  for (int64_t d : shape) n *= static_cast<size_t>(d);
+  return {std::move(name), "F32", std::move(shape), Floats(n, seed)};
+}
+
+// The checkpoint: every tensor of a 1-layer BERT, plus the three that
+// llama.cpp's converter drops (position_ids, pooler.dense.*).
+std::vector<TestTensor> TinyBert(std::string_view prefix = "") {
+  const std::string p(prefix);
+  std::vector<TestTensor> t = {
+      F32(p + "embeddings.word_embeddings.weight", {11, 4}, 1),
+      F32(p + "embeddings.position_embeddings.weight", {6, 4}, 2),
+      F32(p + "embeddings.token_type_embeddings.weight", {2, 4}, 3),
+      F32(p + "embeddings.LayerNorm.weight", {4}, 4),
+      F32(p + "embeddings.LayerNorm.bias", {4}, 5),
+      F32(p + "pooler.dense.weight", {4, 4}, 6),
+      F32(p + "pooler.dense.bias", {4}, 7),
+      {p + "embeddings.position_ids", "I64", {1, 6}, std::vector<uint8_t>(48, 0)},
+  };
+  const std::pair<const char*, std::vector<int64_t>> layer[] = {
+      {"attention.self.query", {4, 4}},   {"attention.self.key", {4, 4}}, {"attention.self.value", {4, 4}},
+      {"attention.output.dense", {4, 4}}, {"attention.output.LayerNorm", {4}},
+      {"intermediate.dense", {8, 4}},     {"output.dense", {4, 8}},       {"output.LayerNorm", {4}},
+  };
+  int seed = 10;
+  for (const auto& [name, shape] : layer) {
+    t.push_back(F32(p + "encoder.layer.0." + name + ".weight", shape, seed++));
+    t.push_back(F32(p + "encoder.layer.0." + name + ".bias", {shape[0]}, seed++));
+  }
+  return t;
+}
+
+class HfToGgufTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    WriteText(dir_.File("config.json"), kConfig);
+    WriteText(dir_.File("tokenizer.json"), kTokenizer);
+    WriteText(dir_.File("tokenizer_config.json"), kTokenizerConfig);
+    WriteText(dir_.File("modules.json"),
+              R"([{"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"}])");
+    std::filesystem::create_directory(dir_.File("1_Pooling"));
+    WriteText(dir_.File("1_Pooling/config.json"), R"({"pooling_mode_cls_token": true, "pooling_mode_mean_tokens": false})");
+    WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(TinyBert()));
+  }
+
+  std::string Out() const { return out_.File("out.gguf"); }
+
+  // The message of a conversion that must fail, after checking that it left no file.
+  std::string FailureOf() {
+    Expected<HfConvertReport> r = ConvertHfToGguf(dir_.dir(), Out(), {});
+    EXPECT_FALSE(r.ok());
+    EXPECT_FALSE(std::filesystem::exists(Out()));
+    return r.ok() ? std::string("(converted)") : r.status().message();
+  }
+
+  ScratchDir dir_;
+  ScratchDir out_;
+};
+
+TEST_F(HfToGgufTest, WritesLlamaCppsNamesShapesTypesAndKeys) {
+  std::vector<std::string> progress;
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kF16;
+  options.on_tensor = [&](size_t i, size_t n, const HfConvertedTensor& t) {
+    progress.push_back(std::to_string(i) + "/" + std::to_string(n) + " " + t.gguf_name);
+  };
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->hf_architecture, "BertModel");
+  EXPECT_EQ(report->gguf_arch, "bert");
+  EXPECT_EQ(report->dropped.size(), 3u);
+  ASSERT_EQ(progress.size(), 21u);
+  EXPECT_EQ(progress.front(), "0/21 token_embd.weight");
+  EXPECT_EQ(progress.back(), "20/21 blk.0.layer_output_norm.bias");
+
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  ASSERT_EQ(f->tensors().size(), 21u);  // 5 embedding tensors + 16 per layer
+  struct Want {
+    const char* name;
+    quant::GgmlType type;
+    std::vector<int64_t> shape;
+  };
+  using quant::GgmlType;
+  const Want want[] = {
+      {"token_embd.weight", GgmlType::kF16, {4, 11}},
+      {"token_types.weight", GgmlType::kF32, {4, 2}},
+      {"position_embd.weight", GgmlType::kF32, {4, 6}},
+      {"token_embd_norm.weight", GgmlType::kF32, {4}},
+      {"token_embd_norm.bias", GgmlType::kF32, {4}},
+      {"blk.0.attn_q.weight", GgmlType::kF16, {4, 4}},
+      {"blk.0.attn_q.bias", GgmlType::kF32, {4}},
+      {"blk.0.attn_k.weight", GgmlType::kF16, {4, 4}},
+      {"blk.0.attn_v.weight", GgmlType::kF16, {4, 4}},
+      {"blk.0.attn_output.weight", GgmlType::kF16, {4, 4}},
+      {"blk.0.attn_output_norm.weight", GgmlType::kF32, {4}},
+      {"blk.0.attn_output_norm.bias", GgmlType::kF32, {4}},
+      {"blk.0.ffn_up.weight", GgmlType::kF16, {4, 8}},
+      {"blk.0.ffn_up.bias", GgmlType::kF32, {8}},
+      {"blk.0.ffn_down.weight", GgmlType::kF16, {8, 4}},
+      {"blk.0.ffn_down.bias", GgmlType::kF32, {4}},
+      {"blk.0.layer_output_norm.weight", GgmlType::kF32, {4}},
+      {"blk.0.layer_output_norm.bias", GgmlType::kF32, {4}},
+  };
+  for (const Want& w : want) {
+    const gguf::TensorInfo* t = f->FindTensor(w.name);
+    ASSERT_NE(t, nullptr) << w.name;
+    EXPECT_EQ(t->type->type, w.type) << w.name;
+    EXPECT_EQ(t->shape, w.shape) << w.name;
+  }
+  // ffn_up: numpy [8, 4] row-major is GGUF ne [4, 8]; its bytes are the source's, as halves.
+  const gguf::TensorInfo* up = f->FindTensor("blk.0.ffn_up.weight");
+  std::span<const uint8_t> up_bytes = f->TensorData(*up);
+  ASSERT_EQ(up_bytes.size(), 64u);
+  for (size_t i = 0; i < 32; ++i) {
+    uint16_t h;
+    std::memcpy(&h, up_bytes.data() + 2 * i, 2);
+    ASSERT_EQ(HalfToFloat(h), 20.0f + static_cast<float>(i) * 0.125f) << i;  // intermediate.dense.weight has seed 20
+  }
+  // position_embd stays float32, bytes as in the checkpoint.
+  const gguf::TensorInfo* pos = f->FindTensor("position_embd.weight");
+  const std::vector<uint8_t> pos_src = Floats(24, 2);
+  std::span<const uint8_t> pos_bytes = f->TensorData(*pos);
+  EXPECT_TRUE(std::equal(pos_bytes.begin(), pos_bytes.end(), pos_src.begin(), pos_src.end()));
+
+  EXPECT_EQ(*f->GetString("general.architecture"), "bert");
+  EXPECT_EQ(*f->GetString("general.type"), "model");
+  EXPECT_EQ(*f->GetString("general.name"), std::filesystem::path(dir_.dir()).filename().string());
+  EXPECT_EQ(*f->GetUint("general.file_type"), 1u);
+  EXPECT_EQ(*f->GetUint("general.quantization_version"), 2u);
+  EXPECT_EQ(*f->GetUint("bert.block_count"), 1u);
+  EXPECT_EQ(*f->GetUint("bert.context_length"), 6u);
+  EXPECT_EQ(*f->GetUint("bert.embedding_length"), 4u);
+  EXPECT_EQ(*f->GetUint("bert.feed_forward_length"), 8u);
+  EXPECT_EQ(*f->GetUint("bert.attention.head_count"), 2u);
+  EXPECT_FLOAT_EQ(*f->GetFloat("bert.attention.layer_norm_epsilon"), 1e-12f);
+  EXPECT_FALSE(*f->GetBool("bert.attention.causal"));
+  EXPECT_EQ(*f->GetUint("bert.pooling_type"), 2u);  // cls
+  EXPECT_EQ(*f->GetUint("tokenizer.ggml.token_type_count"), 2u);
+  EXPECT_EQ(*f->GetString("tokenizer.ggml.model"), "bert");
+  EXPECT_EQ(*f->GetUint("tokenizer.ggml.cls_token_id"), 2u);
+  // Exact value types as gguf-py writes them.
+  EXPECT_EQ(f->Find("bert.block_count")->type(), gguf::ValueType::kUint32);
+  EXPECT_EQ(f->Find("bert.attention.layer_norm_epsilon")->type(), gguf::ValueType::kFloat32);
+  EXPECT_EQ(f->Find("bert.pooling_type")->type(), gguf::ValueType::kUint32);
+}
+
+TEST_F(HfToGgufTest, F32KeepsEveryByteAndBertPrefixAndGammaBetaAreRead) {
+  // A BertForMaskedLM-style checkpoint: "bert." prefixes, TF-era gamma/beta, the MLM head.
+  std::vector<TestTensor> t = TinyBert("bert.");
+  for (TestTensor& x : t) {
+    if (x.name == "bert.embeddings.LayerNorm.weight") x.name = "bert.embeddings.LayerNorm.gamma";
+    if (x.name == "bert.embeddings.LayerNorm.bias") x.name = "bert.embeddings.LayerNorm.beta";
+  }
+  t.push_back(F32("cls.predictions.bias", {11}, 99));
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kF32;
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->dropped.size(), 4u);
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(*f->GetUint("general.file_type"), 0u);
+  for (const gguf::TensorInfo& info : f->tensors()) EXPECT_EQ(info.type->type, quant::GgmlType::kF32) << info.name;
+  const std::vector<uint8_t> src = Floats(44, 1);
+  std::span<const uint8_t> got = f->TensorData(*f->FindTensor("token_embd.weight"));
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), src.begin(), src.end()));
+  const std::vector<uint8_t> gamma = Floats(4, 4);
+  got = f->TensorData(*f->FindTensor("token_embd_norm.weight"));
+  EXPECT_TRUE(std::equal(got.begin(), got.end(), gamma.begin(), gamma.end()));
+}
+
+TEST_F(HfToGgufTest, RefusesAnUnmappedTensorByName) {
+  std::vector<TestTensor> t = TinyBert();
+  t.push_back(F32("encoder.layer.0.attention.self.rotary.weight", {4}, 50));
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  EXPECT_EQ(FailureOf(),
+            "tensor 'encoder.layer.0.attention.self.rotary.weight': no GGUF name for it in architecture 'bert' "
+            "(neither mapped nor dropped by llama.cpp's converter); refusing rather than leaving it out");
+}
+
+TEST_F(HfToGgufTest, RefusesMissingTensorsWrongShapesAndDtypes) {
+  std::vector<TestTensor> t = TinyBert();
+  std::erase_if(t, [](const TestTensor& x) { return x.name.find(".key.") != std::string::npos; });
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  EXPECT_EQ(FailureOf(),
+            "the checkpoint has no tensor 'encoder.layer.0.attention.self.key.weight' (for blk.0.attn_k.weight), "
+            "nor 1 other expected tensors");
+
+  t = TinyBert();
+  t[0] = F32("embeddings.word_embeddings.weight", {12, 4}, 1);
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  EXPECT_EQ(FailureOf(),
+            "tensor 'embeddings.word_embeddings.weight': shape [12, 4], but config.json implies [11, 4]");
+
+  t = TinyBert();
+  t[3] = {"embeddings.LayerNorm.weight", "F64", {4}, std::vector<uint8_t>(32, 0)};
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  EXPECT_EQ(FailureOf(), "tensor 'embeddings.LayerNorm.weight': dtype F64; trit converts F32, F16 and BF16 weights");
+}
+
+TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
+  WriteText(dir_.File("config.json"), R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama"})");
+  const std::string config = dir_.File("config.json");
+  EXPECT_EQ(FailureOf(), config + ": architecture 'LlamaForCausalLM' is not one trit converts yet; supported: "
+                                  "BertModel, BertForMaskedLM");
+  std::filesystem::remove(config);
+  EXPECT_EQ(FailureOf(), config + ": no such file; a Hugging Face model directory has a config.json");
+
+  WriteText(config, kConfig);
+  std::filesystem::remove(dir_.File("tokenizer.json"));
+  EXPECT_EQ(FailureOf(), dir_.File("tokenizer.json") + ": no such file");
+}
+
+TEST_F(HfToGgufTest, RefusesConfigThatBertCannotRun) {
+  WriteText(dir_.File("config.json"), R"({"architectures": ["BertModel"], "model_type": "bert",
+    "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+    "max_position_embeddings": 6, "vocab_size": 11, "layer_norm_eps": 1e-12, "hidden_act": "gelu"})");
+  EXPECT_EQ(FailureOf(), "config.json has no 'type_vocab_size'");
+  WriteText(dir_.File("config.json"), R"({"architectures": ["BertModel"], "model_type": "bert",
+    "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8, "type_vocab_size": 2,
+    "max_position_embeddings": 6, "vocab_size": 11, "layer_norm_eps": 1e-12, "hidden_act": "relu"})");
+  EXPECT_EQ(FailureOf(), "config.json: hidden_act 'relu': llama.cpp's BERT computes 'gelu' only");
+  WriteText(dir_.File("config.json"), R"({"architectures": ["BertModel"], "model_type": "bert",
+    "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8, "type_vocab_size": 2,
+    "max_position_embeddings": 6, "vocab_size": 12, "layer_norm_eps": 1e-12, "hidden_act": "gelu"})");
+  EXPECT_EQ(FailureOf(),
+            "tokenizer.json has 11 tokens but config.json's vocab_size is 12; padding the vocabulary is not "
+            "implemented yet");
+}
+
+}  // namespace
+}  // namespace trit::convert
