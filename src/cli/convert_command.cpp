@@ -1,0 +1,126 @@
+// `trit convert HF_DIR OUT.gguf [--type f32|f16]`: a Hugging Face model
+// directory written as a GGUF file llama.cpp and trit load. The conversion
+// is convert/hf_to_gguf.h; this file parses the flags and prints the
+// per-tensor progress (stderr) and the report (stdout, or --json).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli/command.h"
+#include "cli/format_util.h"
+#include "convert/hf_to_gguf.h"
+#include "formats/gguf/reader.h"
+
+namespace trit::cli {
+namespace {
+
+struct ConvertOptions {
+  std::string input;
+  std::string output;
+  std::string type = "f16";
+  bool json = false;
+  bool quiet = false;
+};
+
+int RunConvert(const ConvertOptions& opt) {
+  convert::HfConvertOptions options;
+  if (opt.type == "f32") {
+    options.type = quant::GgmlType::kF32;
+  } else if (opt.type == "f16") {
+    options.type = quant::GgmlType::kF16;
+  } else {
+    PrintError(fmt::format("--type '{}': trit convert writes f32 or f16", opt.type));
+    return kExitUsage;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(opt.input, ec)) {
+    PrintError(fmt::format("'{}' is not a directory; trit convert reads a Hugging Face model directory "
+                           "(config.json, model.safetensors, tokenizer.json)",
+                           opt.input));
+    return kExitUsage;
+  }
+  if (!opt.quiet) {
+    options.on_tensor = [](size_t i, size_t n, const convert::HfConvertedTensor& t) {
+      std::string shape;
+      for (int64_t d : t.gguf_shape) shape += fmt::format("{}{}", shape.empty() ? "" : " x ", d);
+      fmt::print(stderr, "[{:>{}}/{}] {:<28} {:>4} -> {:<3} {:<12} {:>10}  ({})\n", i + 1,
+                 fmt::formatted_size("{}", n), n, t.gguf_name, safetensors::DtypeName(t.from),
+                 quant::GetType(t.to).name, shape, HumanBytes(t.out_bytes), t.hf_name);
+    };
+  }
+  Expected<convert::HfConvertReport> report = convert::ConvertHfToGguf(opt.input, opt.output, options);
+  if (!report.ok()) {
+    PrintError(report.status().message());
+    return kExitFailure;
+  }
+  Expected<gguf::File> written = gguf::File::Open(opt.output);
+  if (!written.ok()) {
+    PrintError(fmt::format("the written file does not read back: {}", written.status().message()));
+    return kExitFailure;
+  }
+  std::map<std::string, size_t> by_type;
+  for (const convert::HfConvertedTensor& t : report->tensors) ++by_type[std::string(quant::GetType(t.to).name)];
+  const std::string pooling =
+      report->pooling ? std::string(convert::PoolingTypeName(*report->pooling)) : std::string("not set");
+  if (opt.json) {
+    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+    for (const convert::HfConvertedTensor& t : report->tensors) {
+      tensors.push_back({{"hf_name", t.hf_name},
+                         {"name", t.gguf_name},
+                         {"from", safetensors::DtypeName(t.from)},
+                         {"type", quant::GetType(t.to).name},
+                         {"shape", t.gguf_shape},
+                         {"bytes", t.out_bytes}});
+    }
+    nlohmann::ordered_json dropped = nlohmann::ordered_json::array();
+    for (const auto& [name, why] : report->dropped) dropped.push_back({{"hf_name", name}, {"reason", why}});
+    nlohmann::ordered_json out = {{"input", opt.input},
+                                  {"output", opt.output},
+                                  {"hf_architecture", report->hf_architecture},
+                                  {"architecture", report->gguf_arch},
+                                  {"name", report->name},
+                                  {"type", opt.type},
+                                  {"pooling", pooling},
+                                  {"n_vocab", report->n_vocab},
+                                  {"output_bytes", written->file_size()},
+                                  {"tensors", tensors},
+                                  {"dropped", dropped}};
+    fmt::print("{}\n", out.dump(2));
+    return kExitSuccess;
+  }
+  std::string types;
+  for (const auto& [name, count] : by_type) types += fmt::format("{}{} {}", types.empty() ? "" : ", ", count, name);
+  fmt::print("wrote {}: {} ({} -> {}), {}; {} tensors ({}), {} dropped, {} tokens, pooling {}\n", opt.output,
+             report->name, report->hf_architecture, report->gguf_arch, HumanBytes(written->file_size()),
+             report->tensors.size(), types, report->dropped.size(), report->n_vocab, pooling);
+  return kExitSuccess;
+}
+
+}  // namespace
+
+Command AddConvertCommand(CLI::App& parent) {
+  auto opt = std::make_shared<ConvertOptions>();
+  CLI::App* app = parent.add_subcommand("convert", "Write a Hugging Face model directory as a GGUF file");
+  app->add_option("input", opt->input, "Hugging Face model directory (config.json, model.safetensors, tokenizer.json)")
+      ->required();
+  app->add_option("output", opt->output, "GGUF file to write (written to a temporary name, then renamed)")
+      ->required();
+  app->add_option("--type", opt->type, "Type of the weight matrices: f16 (default) or f32; norms, biases and "
+                                       "position/token-type embeddings stay f32, as llama.cpp's converter keeps them")
+      ->default_val("f16");
+  app->add_flag("--json", opt->json, "Print a JSON report of every tensor written and dropped");
+  app->add_flag("-q,--quiet", opt->quiet, "Do not print a line per tensor");
+  app->footer(
+      "Architectures: BERT (BertModel, BertForMaskedLM), e.g. sentence-transformers/all-MiniLM-L6-v2.\n"
+      "Names, shapes, types and metadata keys are those llama.cpp's convert_hf_to_gguf.py writes;\n"
+      "a tensor trit cannot map is refused by name, never left out silently. docs/CONVERT.md.\n\n"
+      "Example:\n  trit convert ~/models/all-MiniLM-L6-v2 /tmp/minilm-f16.gguf\n"
+      "  trit convert ~/models/all-MiniLM-L6-v2 /tmp/minilm-f32.gguf --type f32 --json");
+  return {app, [opt] { return RunConvert(*opt); }};
+}
+
+}  // namespace trit::cli
