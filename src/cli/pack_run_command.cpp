@@ -193,10 +193,7 @@ int RunPackRun(PackRunOptions& o) {
     PrintError(runner.status().message());
     return exit_code;
   }
-  std::vector<std::string> missing;
-  for (const pack::KernelFileState& k : c->kernels) {
-    if (k.state == "missing") missing.push_back(k.file);
-  }
+  const std::vector<std::string> missing = c->MissingKernelFiles();
   pack::PackRunOptions ro;
   ro.width = width.m;
   ro.check = o.check;

@@ -56,11 +56,8 @@ Expected<const Engine*> FindDeviceEngine(const Registry& registry, const std::st
     }
   }
   if (!able.empty()) {
-    const auto best = std::min_element(able.begin(), able.end(), [](const Registry::Entry* a, const Registry::Entry* b) {
-      const EngineInfo& x = a->engine->info();
-      const EngineInfo& y = b->engine->info();
-      return x.priority != y.priority ? x.priority > y.priority : x.name < y.name;
-    });
+    const auto best = std::min_element(able.begin(), able.end(),
+                                       [](const Registry::Entry* a, const Registry::Entry* b) { return Registry::Before(*a, *b); });
     return (*best)->engine.get();
   }
   std::string message =

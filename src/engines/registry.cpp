@@ -65,17 +65,19 @@ const Registry::Entry* Registry::Find(const std::string& name_or_alias) const {
   return nullptr;
 }
 
+bool Registry::Before(const Entry& a, const Entry& b) {
+  const EngineInfo& x = a.engine->info();
+  const EngineInfo& y = b.engine->info();
+  return x.priority != y.priority ? x.priority > y.priority : x.name < y.name;
+}
+
 std::vector<const Registry::Entry*> Registry::Candidates(const std::string& capability, const std::string& format,
                                                          const std::string& device_family) const {
   std::vector<const Entry*> out;
   for (const Entry& e : entries_) {
     if (WhyNot(e, capability, format, device_family).empty()) out.push_back(&e);
   }
-  std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) {
-    const EngineInfo& x = a->engine->info();
-    const EngineInfo& y = b->engine->info();
-    return x.priority != y.priority ? x.priority > y.priority : x.name < y.name;
-  });
+  std::stable_sort(out.begin(), out.end(), [](const Entry* a, const Entry* b) { return Before(*a, *b); });
   return out;
 }
 

@@ -50,6 +50,9 @@ class Registry {
   // all for an unpinned request is kUnsupported, listing why each cannot.
   Expected<const Engine*> Choose(const Request& request) const;
 
+  // The choice's order: higher priority first, equal priorities by name.
+  static bool Before(const Entry& a, const Entry& b);
+
   // Available engines with the capability and format (and, for a device
   // engine, the device family), best first.
   std::vector<const Entry*> Candidates(const std::string& capability, const std::string& format,

@@ -153,10 +153,12 @@ void CheckFile(const std::string& dir, KernelFileState* state, const std::string
 
 }  // namespace
 
-size_t PackCheck::missing_kernels() const {
-  size_t n = 0;
-  for (const KernelFileState& k : kernels) n += k.state == "missing" ? 1 : 0;
-  return n;
+std::vector<std::string> PackCheck::MissingKernelFiles() const {
+  std::vector<std::string> out;
+  for (const KernelFileState& k : kernels) {
+    if (k.state == "missing") out.push_back(k.file);
+  }
+  return out;
 }
 
 Expected<PackCheck> CheckPack(const std::string& dir, std::optional<Generation> pin) {

@@ -51,7 +51,8 @@ struct PackCheck {
   std::vector<std::string> notes;        // things worth knowing that are not refusals
 
   bool ok() const { return problems.empty(); }
-  size_t missing_kernels() const;
+  size_t missing_kernels() const { return MissingKernelFiles().size(); }
+  std::vector<std::string> MissingKernelFiles() const;  // the running set's absent files
 };
 
 // Errors only when the pack cannot be read at all (no plan.json, or one that
