@@ -18,6 +18,21 @@ float Gelu(float x) {
   return 0.5f * x * (1.0f + tanh_u);
 }
 
+float GeluErf(float x) {
+  constexpr float kInvSqrt2 = 0.70710678118654752440f;
+  const float z = std::fabs(x) * kInvSqrt2;
+  const float t = 1.0f / (1.0f + 0.3275911f * z);
+  // Horner from the highest coefficient, one rounding a step (the SIMD version's order).
+  float poly = t * 1.061405429f;
+  poly = t * (-1.453152027f + poly);
+  poly = t * (1.421413741f + poly);
+  poly = t * (-0.284496736f + poly);
+  poly = t * (0.254829592f + poly);
+  const float erf_abs = 1.0f - poly * ExpFixed(-(z * z));
+  const float erf = x < 0.0f ? -erf_abs : erf_abs;
+  return 0.5f * x * (1.0f + erf);
+}
+
 // x * (1 / cap) rather than x / cap: the two roundings llama.cpp's graph does
 // (ggml_scale by 1/cap, tanh, ggml_scale by cap).
 float SoftCap(float x, float cap) { return cap * std::tanh(x * (1.0f / cap)); }
@@ -28,6 +43,10 @@ void SwiGlu(const float* gate, const float* up, int64_t n, float* out) {
 
 void GeGlu(const float* gate, const float* up, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = Gelu(gate[i]) * up[i];
+}
+
+void GeluErfRow(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = GeluErf(x[i]);
 }
 
 void Add(const float* a, const float* b, int64_t n, float* out) {

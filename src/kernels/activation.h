@@ -11,6 +11,11 @@ float Silu(float x);
 // GELU, tanh approximation: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))),
 // tanh(u) = 1 - 2 / (1 + e^2u) with ExpFixed.
 float Gelu(float x);
+// GELU, exact form: 0.5 x (1 + erf(x / sqrt 2)), what Hugging Face's "gelu"
+// (BERT) computes. erf by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7)
+// with ExpFixed, not libm: the same bits on every machine, and no libm call
+// per element of a feed-forward layer.
+float GeluErf(float x);
 // Soft-capping (gemma2 attention scores and final logits): cap * tanh(x / cap),
 // which keeps |result| < cap and is ~x for |x| << cap. cap > 0.
 float SoftCap(float x, float cap);
@@ -19,6 +24,8 @@ float SoftCap(float x, float cap);
 void SwiGlu(const float* gate, const float* up, int64_t n, float* out);
 // out = gelu(gate) * up  (GeGLU)
 void GeGlu(const float* gate, const float* up, int64_t n, float* out);
+// x (n) := GeluErf(x) elementwise.
+void GeluErfRow(float* x, int64_t n);
 void Add(const float* a, const float* b, int64_t n, float* out);
 void Mul(const float* a, const float* b, int64_t n, float* out);
 // x (n) := x * s  (one scalar for every element: embedding scale, per-tensor weight scale)

@@ -1,4 +1,4 @@
-// RMS norm, the gated feed-forward activations (SwiGLU, GeGLU) and RoPE with
+// RMS norm, the gated feed-forward activations (SwiGLU, GeGLU), BERT's GELU and RoPE with
 // SIMD, compiled per Highway target and dispatched at run time: the
 // optimized set's versions of norm.h's RmsNorm, activation.h's SwiGlu /
 // GeGlu and rope.h's RopeApply, with the same signatures and the same bits.
@@ -15,7 +15,9 @@
 //   RmsNorm: the squares x_k * x_k (float) summed in double, element k into
 //     lane k % 8 in increasing k, the lanes in dot.h's tree; then the scale
 //     1 / sqrt(mean + eps) and the products;
-//   RopeApply: per pair a cos - b sin and a sin + b cos, as rope.cpp.
+//   RopeApply: per pair a cos - b sin and a sin + b cos, as rope.cpp;
+//   GeluErf (activation.h): the erf polynomial in Horner steps, exp by
+//     ExpFixed, the sign by a lane select.
 // Non-finite inputs give unspecified (never undefined) results.
 #pragma once
 
@@ -29,5 +31,6 @@ void RmsNormOptimized(const float* x, const float* weight, int64_t n, float eps,
 void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out);
 void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out);
 void RopeApplyOptimized(const RopeParams& p, const float* cos_in, const float* sin_in, float* head);
+void GeluErfRowOptimized(float* x, int64_t n);
 
 }  // namespace trit::kernels

@@ -35,6 +35,35 @@ HWY_INLINE VF GeluOf(VF g) {
   return (hn::Set(df, 0.5f) * g) * (one + tanh_u);
 }
 
+// activation.cpp's GeluErf, step by step.
+HWY_INLINE VF GeluErfOf(VF x) {
+  const DF df;
+  const VF one = hn::Set(df, 1.0f);
+  const VF z = hn::Abs(x) * hn::Set(df, 0.70710678118654752440f);
+  const VF t = one / (one + hn::Set(df, 0.3275911f) * z);
+  VF poly = t * hn::Set(df, 1.061405429f);
+  poly = t * (hn::Set(df, -1.453152027f) + poly);
+  poly = t * (hn::Set(df, 1.421413741f) + poly);
+  poly = t * (hn::Set(df, -0.284496736f) + poly);
+  poly = t * (hn::Set(df, 0.254829592f) + poly);
+  const VF erf_abs = one - poly * Exp(hn::Neg(z * z));
+  const VF erf = hn::IfThenElse(hn::Lt(x, hn::Zero(df)), hn::Neg(erf_abs), erf_abs);
+  return (hn::Set(df, 0.5f) * x) * (one + erf);
+}
+
+void GeluErfKernel(float* x, int64_t n) {
+  const DF df;
+  const int64_t l = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + l <= n; i += l) hn::StoreU(GeluErfOf(hn::LoadU(df, x + i)), df, x + i);
+  if (i < n) {
+    HWY_ALIGN float v[8] = {};
+    for (int64_t j = 0; i + j < n; ++j) v[j] = x[i + j];
+    hn::Store(GeluErfOf(hn::Load(df, v)), df, v);
+    for (int64_t j = 0; i + j < n; ++j) x[i + j] = v[j];
+  }
+}
+
 // out[i] = act(gate[i]) * up[i]; the tail through a padded vector (the same
 // lane arithmetic).
 template <class Act>
@@ -136,6 +165,7 @@ HWY_EXPORT(SwiGluKernel);
 HWY_EXPORT(GeGluKernel);
 HWY_EXPORT(RmsNormKernel);
 HWY_EXPORT(RopeApplyKernel);
+HWY_EXPORT(GeluErfKernel);
 
 void RmsNormOptimized(const float* x, const float* weight, int64_t n, float eps, float* out) {
   HWY_DYNAMIC_DISPATCH(RmsNormKernel)(x, weight, n, eps, out);
@@ -146,6 +176,7 @@ void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out) 
 void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out) {
   HWY_DYNAMIC_DISPATCH(GeGluKernel)(gate, up, n, out);
 }
+void GeluErfRowOptimized(float* x, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluErfKernel)(x, n); }
 void RopeApplyOptimized(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) {
   HWY_DYNAMIC_DISPATCH(RopeApplyKernel)(p, cos_in, sin_in, head);
 }

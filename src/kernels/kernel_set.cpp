@@ -23,9 +23,10 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  static const Ops kReference{&MatMul, &MatMulMany, &AttendQueries, &RmsNorm, &SwiGlu, &GeGlu, &RopeApply};
+  static const Ops kReference{&MatMul, &MatMulMany, &AttendQueries, &RmsNorm, &SwiGlu, &GeGlu, &RopeApply, &GeluErfRow};
   static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendQueriesOptimized,
-                              &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized, &RopeApplyOptimized};
+                              &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized, &RopeApplyOptimized,
+                              &GeluErfRowOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 

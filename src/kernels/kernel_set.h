@@ -37,6 +37,8 @@ struct Ops {
   void (*geglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
   // rope.h's RopeApply (one head in place).
   void (*rope)(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) = nullptr;
+  // activation.h's GeluErfRow (BERT's feed-forward), in place.
+  void (*gelu_erf)(float* x, int64_t n) = nullptr;
 };
 
 const Ops& OpsFor(KernelSet set);

@@ -18,4 +18,22 @@ void RmsNorm(const float* x, const float* weight, int64_t n, float eps, float* o
   }
 }
 
+void LayerNorm(const float* x, const float* weight, const float* bias, int64_t n, float eps, float* out) {
+  double sum = 0.0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(x[i]);
+  const double mean = sum / static_cast<double>(n);
+  double sq = 0.0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - mean;
+    sq += d * d;
+  }
+  const double inv = 1.0 / std::sqrt(sq / static_cast<double>(n) + static_cast<double>(eps));
+  for (int64_t i = 0; i < n; ++i) {
+    float v = static_cast<float>((static_cast<double>(x[i]) - mean) * inv);
+    if (weight != nullptr) v *= weight[i];
+    if (bias != nullptr) v += bias[i];
+    out[i] = v;
+  }
+}
+
 }  // namespace trit::kernels

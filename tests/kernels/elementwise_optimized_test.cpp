@@ -83,6 +83,30 @@ INSTANTIATE_TEST_SUITE_P(Activations, GluTest,
                                            GluCase{"geglu", &GeGluOptimized, &GeGlu}),
                          [](const ::testing::TestParamInfo<GluCase>& info) { return std::string(info.param.name); });
 
+TEST(GeluErfOptimized, EveryTargetGivesTheReferenceBitsAtAnyLengthAndOffset) {
+  std::mt19937_64 rng(FreshSeed());
+  std::vector<float> x = Gates(2051, rng);
+  x.insert(x.end(), {0.0f, -0.0f, 40.0f, -40.0f, 1e-30f, -1e-30f, 3.0f, -3.0f});
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> ref = x;
+  GeluErfRow(ref.data(), n);
+  for (int64_t target : RunnableTargets()) {
+    SCOPED_TRACE(TargetName(target));
+    TargetPin pin(target);
+    std::vector<float> y = x;
+    GeluErfRowOptimized(y.data(), n);
+    EXPECT_TRUE(SameBits(y, ref));
+    for (int64_t start : {0, 1, 5, 13}) {
+      for (int64_t len = 1; start + len <= 60; len += 7) {
+        std::vector<float> part(x.begin() + start, x.begin() + start + len);
+        GeluErfRowOptimized(part.data(), len);
+        EXPECT_TRUE(SameBits(part, std::vector<float>(ref.begin() + start, ref.begin() + start + len)))
+            << "start " << start << " length " << len;
+      }
+    }
+  }
+}
+
 TEST(RmsNormOptimized, EveryTargetGivesTheReferenceBits) {
   std::mt19937_64 rng(FreshSeed());
   for (int64_t n : {1, 7, 8, 64, 2051}) {

@@ -1,6 +1,7 @@
 // RmsNorm, RoPE (both modes), softmax and activations against double references.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -30,6 +31,27 @@ TEST(RmsNormTest, MatchesDouble) {
   for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(out[i], x[i] * scale * w[i], 1e-5) << i;
   RmsNorm(x.data(), nullptr, 172, 1e-5f, out.data());
   for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(out[i], x[i] * scale, 1e-5) << i;
+}
+
+TEST(LayerNormTest, MatchesDouble) {
+  std::vector<float> x = Random(384, 11);
+  for (float& v : x) v = v * 3.0f + 5.0f;  // a large mean: the centring must happen before the squares
+  const std::vector<float> w = Random(384, 12), b = Random(384, 13);
+  std::vector<float> out(384);
+  LayerNorm(x.data(), w.data(), b.data(), 384, 1e-12f, out.data());
+  double mean = 0.0, var = 0.0;
+  for (float v : x) mean += v;
+  mean /= 384;
+  for (float v : x) var += (v - mean) * (v - mean);
+  const double inv = 1.0 / std::sqrt(var / 384 + 1e-12);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(out[i], (x[i] - mean) * inv * w[i] + b[i], 2e-6) << i;
+  std::vector<float> plain = x;  // in place, no weight or bias: mean 0, variance 1
+  LayerNorm(plain.data(), nullptr, nullptr, 384, 1e-12f, plain.data());
+  double m2 = 0.0, v2 = 0.0;
+  for (float v : plain) m2 += v;
+  for (float v : plain) v2 += double{v} * v;
+  EXPECT_NEAR(m2 / 384, 0.0, 1e-6);
+  EXPECT_NEAR(v2 / 384, 1.0, 1e-5);
 }
 
 TEST(RopeTest, BothModesMatchTheFormula) {
@@ -93,6 +115,20 @@ TEST(ActivationTest, MatchDouble) {
   out = g;
   Scale(out.data(), 64, 8.0f);
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] * 8.0f);
+}
+
+TEST(ActivationTest, GeluErfMatchesDouble) {
+  std::vector<float> x = Random(256, 8);
+  for (float& v : x) v *= 4.0f;
+  x.insert(x.end(), {0.0f, -0.0f, 30.0f, -30.0f, 1e-20f, -1e-3f});
+  std::vector<float> out = x;
+  GeluErfRow(out.data(), static_cast<int64_t>(out.size()));
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i];
+    const double want = 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0)));
+    EXPECT_NEAR(out[i], want, 4e-7 * std::max(1.0, std::fabs(v))) << x[i];
+    EXPECT_EQ(out[i], GeluErf(x[i]));
+  }
 }
 
 TEST(ActivationTest, SoftCapMatchesDouble) {
