@@ -8,14 +8,18 @@
 #include <string_view>
 
 #include "formats/gguf/reader.h"
+#include "model/encoder.h"
 #include "model/model.h"
 
 namespace trit::model {
 
+// An architecture either generates text (`load`) or embeds it
+// (`load_encoder`); the other entry is nullptr.
 struct Architecture {
   std::string_view name;  // as in general.architecture
   // Reads hyper-parameters, binds weights and takes ownership of the mapping.
-  Expected<std::unique_ptr<Model>> (*load)(gguf::File file, const LoadOptions& options);
+  Expected<std::unique_ptr<Model>> (*load)(gguf::File file, const LoadOptions& options) = nullptr;
+  Expected<std::unique_ptr<Encoder>> (*load_encoder)(gguf::File file, const LoadOptions& options) = nullptr;
 };
 
 const Architecture& LlamaArchitecture();
@@ -25,6 +29,7 @@ const Architecture& GemmaArchitecture();
 const Architecture& Gemma2Architecture();
 const Architecture& Gemma3Architecture();
 const Architecture& BitnetArchitecture();
+const Architecture& BertArchitecture();
 
 // Every registered architecture, in registry order.
 std::span<const Architecture* const> Architectures();

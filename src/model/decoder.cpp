@@ -6,13 +6,13 @@
 #include <cmath>
 
 #include "base/check.h"
-#include "base/mapped_file.h"
 #include "kernels/activation.h"
 #include "kernels/cpu_targets.h"
-#include "kernels/repack.h"
 #include "kernels/norm.h"
 #include "kernels/rope.h"
 #include "model/attend_work.h"
+#include "model/repack_weights.h"
+#include "model/row_steps.h"
 
 namespace trit::model {
 
@@ -67,55 +67,17 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
 }
 
 uint64_t RepackForOptimizedKernels(DecoderWeights& w) {
-  // The copy is made in slices of about this many bytes (whole groups), and
-  // each slice's file pages are dropped once it is copied: at most one slice
-  // is held twice, not a whole matrix (a tied embedding is most of a small
-  // model: Gemma 3 270M's is 170 of the file's 241 MiB).
-  constexpr uint64_t kSliceBytes = uint64_t{4} << 20;
-  // Every copy in one buffer (huge pages: base/huge_buffer.h), each matrix
-  // at a 64-byte boundary: one buffer per matrix would round each small one
-  // up to a 2 MiB page.
-  constexpr uint64_t kAlign = 64;
-  std::vector<kernels::Matrix*> todo;
-  uint64_t total = 0;
-  auto plan = [&](kernels::Matrix& m) {
-    if (!kernels::ShouldRepack(m)) return;
-    todo.push_back(&m);
-    total += (m.row_bytes * static_cast<uint64_t>(m.n_rows) + kAlign - 1) / kAlign * kAlign;
-  };
+  std::vector<kernels::Matrix*> matrices;
   for (LayerWeights& l : w.layers) {
-    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) plan(*m);
+    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) matrices.push_back(m);
   }
   // A tied token embedding is the output matrix: repacked once with it, and
   // the lookups then read rows out of the groups (kernels::DequantizeRow, the
   // same floats). An untied one stays in the file: only rows are read there.
   const bool tied = w.output.data == w.token_embd.data;
-  plan(w.output);
-  if (todo.empty()) return 0;
-  HugeBuffer buffer(total);
-  uint64_t at = 0, bytes = 0;
-  for (kernels::Matrix* mp : todo) {
-    kernels::Matrix& m = *mp;
-    const uint64_t n = m.row_bytes * static_cast<uint64_t>(m.n_rows);
-    uint8_t* copy = buffer.data() + at;
-    const int64_t group = kernels::kRowGroup;
-    const int64_t grouped = m.n_rows / group * group;
-    const int64_t slice = std::max<int64_t>(1, static_cast<int64_t>(kSliceBytes / m.row_bytes) / group) * group;
-    for (int64_t r0 = 0; r0 < grouped; r0 += slice) {
-      kernels::Matrix part = m;  // rows r0.. of the slice; the last one also takes the rows after the groups
-      part.data = m.data + static_cast<uint64_t>(r0) * m.row_bytes;
-      part.n_rows = r0 + slice >= grouped ? m.n_rows - r0 : slice;
-      kernels::RepackRowGroups(part, copy + static_cast<uint64_t>(r0) * m.row_bytes);
-      ReleaseMappedPages({part.data, static_cast<uint64_t>(part.n_rows) * m.row_bytes});
-    }
-    ReleaseMappedPages({m.data, n});  // the pages that straddle two slices
-    m.data = copy;
-    m.layout = kernels::WeightLayout::kRowGroups8;
-    at += (n + kAlign - 1) / kAlign * kAlign;
-    bytes += n;
-  }
+  matrices.push_back(&w.output);
+  const uint64_t bytes = RepackMatrices(matrices, &w.repacked);
   if (tied) w.token_embd = w.output;
-  w.repacked = std::move(buffer);
   return bytes;
 }
 
@@ -145,30 +107,9 @@ Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, 
 
 namespace {
 
-// y (n_rows, n) += bias (n) row by row.
-void AddBias(const float* bias, int64_t n_rows, int64_t n, float* y) {
-  if (bias == nullptr) return;
-  for (int64_t r = 0; r < n_rows; ++r) kernels::Add(y + r * n, bias, n, y + r * n);
-}
-
 // y (n) *= scale[0] when the per-tensor scale is present.
 void ApplyScale(const float* scale, int64_t n, float* y) {
   if (scale != nullptr) kernels::Scale(y, n, scale[0]);
-}
-
-// fn(r) for every row r < n_rows, split over the pool when there are
-// several (a prompt): the workers would otherwise wait while the caller
-// runs the per-row steps between matmuls alone. Rows are independent, so
-// the results are the same bits either way.
-template <class RowFn>
-void EachRow(ThreadPool& pool, int64_t n_rows, const RowFn& fn) {
-  if (n_rows < 2) {
-    for (int64_t r = 0; r < n_rows; ++r) fn(r);
-    return;
-  }
-  pool.ParallelFor(n_rows, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) fn(r);
-  });
 }
 
 // Each of the n_rows rows of x (n_rows, n) := rmsnorm(row) * weight, when weight is present.
