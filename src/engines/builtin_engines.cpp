@@ -28,6 +28,9 @@ class KernelSetEngine final : public Engine {
   Expected<std::unique_ptr<model::Model>> LoadModel(const std::string& path) const override {
     return model::LoadModel(path, model::LoadOptions{.kernels = set_});
   }
+  Expected<std::unique_ptr<model::Encoder>> LoadEncoder(const std::string& path) const override {
+    return model::LoadEncoder(path, model::LoadOptions{.kernels = set_});
+  }
 
  private:
   EngineInfo info_;
@@ -64,7 +67,7 @@ std::unique_ptr<Engine> MakeCpuEngine() {
   info.name = "cpu";
   info.aliases = {"optimized"};
   info.priority = kCpuPriority;
-  info.capabilities = {kCapabilityGenerate};
+  info.capabilities = {kCapabilityGenerate, kCapabilityEmbed};
   info.formats = {kFormatGguf};
   return std::make_unique<KernelSetEngine>(std::move(info), kernels::KernelSet::kOptimized);
 }
@@ -74,7 +77,7 @@ std::unique_ptr<Engine> MakeReferenceEngine() {
   info.name = "reference";
   info.aliases = {"ref", "scalar"};
   info.priority = kReferencePriority;
-  info.capabilities = {kCapabilityGenerate};
+  info.capabilities = {kCapabilityGenerate, kCapabilityEmbed};
   info.formats = {kFormatGguf};
   return std::make_unique<KernelSetEngine>(std::move(info), kernels::KernelSet::kReference);
 }

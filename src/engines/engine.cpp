@@ -21,6 +21,10 @@ Expected<std::unique_ptr<runtime::Session>> Engine::CreateSession(const model::M
   return runtime::Session::Create(model, options);
 }
 
+Expected<std::unique_ptr<model::Encoder>> Engine::LoadEncoder(const std::string& /*path*/) const {
+  return Error(ErrorCode::kUnsupported, "engine '{}' does not load embedding models", info().name);
+}
+
 Expected<PackInfo> Engine::DescribePack(const model::Model& /*model*/) const {
   return Error(ErrorCode::kUnsupported, "engine '{}' drives no device", info().name);
 }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "model/encoder.h"
 #include "model/model.h"
 #include "runtime/session.h"
 
@@ -58,6 +59,9 @@ class Engine {
   // Loads the model at `path` (whose format the engine accepts). Errors name
   // the file and what is wrong with it.
   virtual Expected<std::unique_ptr<model::Model>> LoadModel(const std::string& path) const = 0;
+  // Loads the embedding model at `path` (engines with the embed
+  // capability). The default is kUnsupported naming the engine.
+  virtual Expected<std::unique_ptr<model::Encoder>> LoadEncoder(const std::string& path) const;
   // A session (KV cache, threads) over a model this engine loaded. The
   // default is trit's runtime session, which drives Model::Forward.
   virtual Expected<std::unique_ptr<runtime::Session>> CreateSession(const model::Model& model,

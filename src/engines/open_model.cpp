@@ -28,6 +28,12 @@ Expected<OpenedModel> OpenForCapability(const std::string& path, std::string_vie
     return Error(ErrorCode::kInvalidArgument, "--engine {}: {}", engine, chosen.status().message());
   }
   out.engine = *chosen;
+  if (capability == kCapabilityEmbed) {
+    Expected<std::unique_ptr<model::Encoder>> e = out.engine->LoadEncoder(path);
+    if (!e.ok()) return e.status();
+    out.encoder = std::move(e).value();
+    return out;
+  }
   Expected<std::unique_ptr<model::Model>> m = out.engine->LoadModel(path);
   if (!m.ok()) return m.status();
   out.model = std::move(m).value();

@@ -21,7 +21,8 @@ struct OpenedModel {
   std::unique_ptr<Registry> registry;
   const Engine* engine = nullptr;
   std::string format;  // as sniffed from the file
-  std::unique_ptr<model::Model> model;
+  std::unique_ptr<model::Model> model;      // set for every capability but embed
+  std::unique_ptr<model::Encoder> encoder;  // set for kCapabilityEmbed
 };
 
 // Sniffs the format of `path`, builds the default registry, chooses the

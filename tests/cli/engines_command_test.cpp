@@ -77,7 +77,7 @@ TEST_F(EnginesTest, BuiltinEnginesWithTheirFields) {
     EXPECT_EQ((*e)["origin"], "builtin");
     EXPECT_EQ((*e)["available"], true);
     EXPECT_TRUE((*e)["reason"].is_null());
-    EXPECT_EQ((*e)["capabilities"], nlohmann::json::array({"generate"}));
+    EXPECT_EQ((*e)["capabilities"], nlohmann::json::array({"generate", "embed"}));
     EXPECT_EQ((*e)["formats"], nlohmann::json::array({"gguf"}));
     ASSERT_TRUE(e->contains("device_family"));
     EXPECT_TRUE((*e)["device_family"].is_null());
