@@ -25,6 +25,7 @@ Command AddRunCommand(CLI::App& parent);
 Command AddShowCommand(CLI::App& parent);
 Command AddQuantizeCommand(CLI::App& parent);
 Command AddConvertCommand(CLI::App& parent);
+Command AddEmbedCommand(CLI::App& parent);
 Command AddVerifyCommand(CLI::App& parent);
 Command AddCompareCommand(CLI::App& parent);
 Command AddPerplexityCommand(CLI::App& parent);

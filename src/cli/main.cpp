@@ -19,7 +19,7 @@ int Main(int argc, char** argv) {
   app.footer("Run 'trit COMMAND --help' for a command's options.\nExit codes: 0 success, 1 the work failed, 2 bad usage.");
 
   std::vector<Command> commands = {AddRunCommand(app), AddShowCommand(app), AddQuantizeCommand(app), AddConvertCommand(app),
-                                   AddVerifyCommand(app),
+                                   AddEmbedCommand(app), AddVerifyCommand(app),
                                    AddCompareCommand(app), AddPerplexityCommand(app),
                                    AddTokenizeCommand(app), AddDetokenizeCommand(app), AddBundleCommand(app),
                                    AddHwxCommand(app), AddPullCommand(app), AddModelsCommand(app),
