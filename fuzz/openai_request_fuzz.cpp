@@ -1,9 +1,10 @@
-// Request bodies of trit serve: any bytes must parse into a request or an
+// Request bodies of trit serve (completions, chat, embeddings): any bytes must parse into a request or an
 // error in OpenAI's shape (never a crash, a throw or unbounded recursion).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
+#include "server/embeddings_protocol.h"
 #include "server/openai_protocol.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -12,6 +13,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     trit::server::CompletionRequest request;
     if (auto error = trit::server::ParseCompletionRequest(body, e, &request)) (void)trit::server::ErrorBody(*error);
   }
+  trit::server::EmbeddingsRequest embeddings;
+  if (auto error = trit::server::ParseEmbeddingsRequest(body, &embeddings)) (void)trit::server::ErrorBody(*error);
   (void)trit::server::CheckJsonObject(body);
   return 0;
 }

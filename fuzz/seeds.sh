@@ -58,6 +58,9 @@ printf '%s' '{"prompt":"text","stop":"\\n","top_k":40,"ignore_eos":true}' > "$ou
 printf '%s' '{"messages":[{"role":"user","content":"w"},{"role":"assistant","content":null,"tool_calls":[{"id":"abcdefghi","type":"function","function":{"name":"f","arguments":"{\"a\":1}"}}]},{"role":"tool","tool_call_id":"abcdefghi","name":"f","content":"2"}],"tools":[{"type":"function","function":{"name":"f","description":"d","parameters":{"type":"object","properties":{"a":{"type":"integer"}}}}}],"tool_choice":{"type":"function","function":{"name":"f"}},"parallel_tool_calls":false}' > "$out/openai_request_fuzz/tools.json"
 printf '%s' '{"messages":[{"role":"user","content":"j"}],"response_format":{"type":"json_schema","json_schema":{"name":"n","strict":true,"schema":{"type":"object","properties":{"k":{"enum":["a","b"]}},"required":["k"]}}},"logit_bias":{"5":-100},"n":2,"min_p":0.1,"repeat_penalty":1.1}' > "$out/openai_request_fuzz/structured.json"
 printf '%s' '{"prompt":"p","echo":true,"best_of":1,"grammar":"root ::= [a-z]+","user":"u","metadata":{"k":"v"}}' > "$out/openai_request_fuzz/grammar.json"
+printf '%s' '{"model":"m","input":["a","b c"],"encoding_format":"base64","dimensions":64,"user":"u","normalize":false}' > "$out/openai_request_fuzz/embeddings.json"
+printf '%s' '{"input":[[101,7592,102],[101,102]],"encoding_format":"float"}' > "$out/openai_request_fuzz/embeddings_tokens.json"
+printf '%s' '{"input":[101,2088,102]}' > "$out/openai_request_fuzz/embeddings_ids.json"
 
 # response_format's JSON schemas: the schemas of the validator cross-check.
 mkdir -p "$out/json_schema_fuzz"

@@ -50,6 +50,7 @@ struct ServeOptions {
   int threads = 0;
   size_t max_body = size_t{4} << 20;
   bool no_webui = false;
+  bool truncatable_embeddings = false;
   bool no_prompt_reuse = false;
   int max_connections = 512;
   int max_connections_per_client = 0;
@@ -124,6 +125,14 @@ Expected<std::unique_ptr<server::ModelPool>> ServeOneModel(const ServeOptions& o
     spec = fmt::format(", drafts by {}", *draft_path);
   } else if (po.scheduler.spec_lookup) {
     spec = ", drafts by prompt lookup";
+  }
+  if ((*model)->embeds()) {
+    const runtime::Embedder& e = *(*model)->embedder;
+    *banner = fmt::format("{} (embedding model for /v1/embeddings: {} dimensions, {} pooling, up to {} tokens per "
+                          "input",
+                          *path, e.dimension(), model::PoolingName(runtime::ResolvePooling(*(*model)->encoder, std::nullopt)),
+                          e.max_tokens());
+    return server::ModelPool::ForModel(std::move(model).value(), po, metrics);
   }
   const bool chat = (*model)->prompt_builder->chat();
   Expected<std::unique_ptr<server::ModelPool>> pool = server::ModelPool::ForModel(std::move(model).value(), po, metrics);
@@ -299,7 +308,10 @@ int RunServe(const ServeOptions& opt) {
   const size_t n_keys = api_keys->size();
   ho.api_keys = std::move(*api_keys);
   ho.transport.max_body_bytes = opt.max_body;
-  ho.webui = !opt.no_webui;
+  // The chat page has nothing to offer a server of one embedding model.
+  const bool embeds_only = !opt.model.empty() && (*pool)->Acquire("").lease->model->embeds();
+  ho.webui = !opt.no_webui && !embeds_only;
+  ho.truncatable_embeddings = opt.truncatable_embeddings;
   ho.transport.max_connections = opt.max_connections;
   ho.transport.max_connections_per_address = opt.max_connections_per_client;
   ho.transport.idle_timeout_seconds = opt.idle_timeout;
@@ -411,6 +423,9 @@ Command AddServeCommand(CLI::App& parent) {
                 "Compute every prompt in full, even where a slot's cache already holds its start (answers are the "
                 "same either way; for comparisons)");
   AddSpeculationFlags(app, &opt->speculation, "slot and step");
+  app->add_flag("--truncatable-embeddings", opt->truncatable_embeddings,
+                "Let /v1/embeddings requests ask for fewer 'dimensions' (the first values, normalized again): "
+                "only for embedding models trained for it (Matryoshka)");
   app->add_flag("--no-webui", opt->no_webui,
                 "Do not serve the chat page at / (the API alone; docs/SERVER.md shows the page)");
   app->footer(

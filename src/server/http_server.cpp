@@ -11,6 +11,7 @@
 
 #include "grammar/gbnf.h"
 #include "server/completion_reply.h"
+#include "server/embeddings_protocol.h"
 #include "server/http_transport.h"
 #include "server/openai_protocol.h"
 #include "server/webui.h"
@@ -125,6 +126,54 @@ HttpResponse WebAssetResponse(const WebAsset& asset) {
                       {"Cache-Control", "no-cache"}}};
 }
 
+// An embeddings request waiting for its batch: woken by the batcher's thread.
+class EmbeddingReply final : public DeferredReply {
+ public:
+  // `dimensions`: of the answer (the first values of each vector); `normalize`: as the job's.
+  EmbeddingReply(std::shared_ptr<EmbeddingJob> job, ModelLease lease, EmbeddingEncoding encoding, int64_t dimensions,
+                 bool normalize, int64_t n_tokens)
+      : job_(std::move(job)),
+        lease_(std::move(lease)),
+        encoding_(encoding),
+        dim_(dimensions),
+        normalize_(normalize),
+        n_tokens_(n_tokens) {}
+
+  void SetWaker(Waker waker) override { job_->OnReady(std::move(waker)); }
+
+  std::optional<HttpReply> Poll() override {
+    if (!job_->ready()) return std::nullopt;
+    if (job_->stopped()) return ErrorResponse(Stopping());
+    const int64_t full = lease_->model->embedder->dimension();
+    std::vector<float> vectors;
+    const std::vector<float>& all = job_->vectors();
+    if (dim_ == full) {
+      vectors = all;
+    } else {  // the first dim_ values of each, at unit length again when normalized
+      for (size_t i = 0; i < job_->inputs().size(); ++i) {
+        const float* v = all.data() + static_cast<int64_t>(i) * full;
+        vectors.insert(vectors.end(), v, v + dim_);
+        if (normalize_) runtime::NormalizeL2(vectors.data() + static_cast<int64_t>(i) * dim_, dim_);
+      }
+    }
+    return HttpReply(HttpResponse{.status = 200,
+                                  .content_type = kJson,
+                                  .body = EmbeddingsBody(lease_->model->id, vectors, dim_, encoding_, n_tokens_),
+                                  .headers = {}});
+  }
+
+  void Abort() override {}
+  HttpResponse Interrupted() override { return ErrorResponse(Stopping()); }
+
+ private:
+  std::shared_ptr<EmbeddingJob> job_;
+  ModelLease lease_;
+  EmbeddingEncoding encoding_;
+  int64_t dim_;
+  bool normalize_;
+  int64_t n_tokens_;
+};
+
 }  // namespace
 
 struct HttpServer::Impl {
@@ -167,6 +216,8 @@ struct HttpServer::Impl {
   // when there is none of that name.
   HttpReply WithModel(const std::string& name, ModelHandler then);
   HttpReply Completion(const HttpRequest& req, Endpoint endpoint);
+  // POST /v1/embeddings once its model is resident.
+  HttpReply Embeddings(const ModelLease& lease, const EmbeddingsRequest& request);
   // Who sent a request, for metrics and fairness: its API key's label (empty
   // without keys) and the client (its key, or its address without keys).
   struct Sender {
@@ -228,14 +279,10 @@ HttpReply HttpServer::Impl::Handle(const HttpRequest& req) {
       });
     }
     if (path == "/v1/embeddings") {
-      if (auto e = CheckJsonObject(req.body)) return ErrorResponse(*e);
-      const std::string asked = ModelField(json::parse(req.body));
-      if (!asked.empty() && !models.Knows(asked)) return ErrorResponse(UnknownModel(asked, models.names()));
-      return ErrorResponse(MakeError(400,
-                                     fmt::format("model '{}' cannot make embeddings: it is a text-generation model "
-                                                 "(trit serve computes embeddings only for embedding models)",
-                                                 asked.empty() ? "(default)" : asked),
-                                     "invalid_request_error", "model_not_supported", "model"));
+      auto request = std::make_shared<EmbeddingsRequest>();
+      if (auto e = ParseEmbeddingsRequest(req.body, request.get())) return ErrorResponse(*e);
+      const std::string name = request->model;
+      return WithModel(name, [this, request](const ModelLease& lease) { return Embeddings(lease, *request); });
     }
   } else if (req.method == "GET" || req.method == "HEAD") {
     if (path == "/v1/models") return Json(ModelsBody(ModelEntries(), started));
@@ -283,9 +330,68 @@ HttpReply HttpServer::Impl::Completion(const HttpRequest& req, Endpoint endpoint
   });
 }
 
+HttpReply HttpServer::Impl::Embeddings(const ModelLease& lease, const EmbeddingsRequest& request) {
+  const ServedModel& model = *lease->model;
+  if (!model.embeds()) {
+    return ErrorResponse(MakeError(400,
+                                   fmt::format("model '{}' cannot make embeddings: it is a text-generation model "
+                                               "(trit serve computes embeddings with embedding models, e.g. a "
+                                               "BERT file from `trit convert`)",
+                                               model.id),
+                                   "invalid_request_error", "model_not_supported", "model"));
+  }
+  const runtime::Embedder& embedder = *model.embedder;
+  if (request.dimensions && *request.dimensions != embedder.dimension()) {
+    if (*request.dimensions > embedder.dimension() || !options.truncatable_embeddings) {
+      return ErrorResponse(MakeError(
+          400,
+          *request.dimensions > embedder.dimension()
+              ? fmt::format("'dimensions' is {}, but model '{}' gives {}-dimension vectors", *request.dimensions,
+                            model.id, embedder.dimension())
+              : fmt::format("'dimensions' is {}: model '{}' gives {}-dimension vectors and this server does not "
+                            "shorten them (start it with --truncatable-embeddings for a model trained for that)",
+                            *request.dimensions, model.id, embedder.dimension()),
+          "invalid_request_error", "invalid_value", "dimensions"));
+    }
+  }
+  std::vector<std::vector<int32_t>> inputs;
+  if (request.token_input) inputs = request.tokens;
+  int64_t n_tokens = 0;
+  for (size_t i = 0; i < request.size(); ++i) {
+    if (!request.token_input) {
+      Expected<std::vector<int32_t>> ids = embedder.Tokenize(request.texts[i]);
+      if (!ids.ok()) {
+        return ErrorResponse(MakeError(400, fmt::format("'input'[{}]: {}", i, ids.status().message()),
+                                       "invalid_request_error", "context_length_exceeded", "input"));
+      }
+      inputs.push_back(std::move(ids).value());
+    } else if (Status s = embedder.CheckIds(inputs[i]); !s.ok()) {
+      return ErrorResponse(MakeError(400, fmt::format("'input'[{}]: {}", i, s.message()), "invalid_request_error",
+                                     "invalid_value", "input"));
+    }
+    n_tokens += static_cast<int64_t>(inputs[i].size());
+  }
+  std::shared_ptr<EmbeddingJob> job = lease->embeddings->Submit(std::move(inputs), request.normalize);
+  if (job == nullptr) {
+    HttpResponse r = ErrorResponse(MakeError(429, "the embedding queue is full; retry shortly", "rate_limit_error",
+                                             "server_busy"));
+    r.headers.emplace_back("Retry-After", "1");
+    return r;
+  }
+  return std::make_shared<EmbeddingReply>(std::move(job), lease, request.encoding,
+                                          request.dimensions.value_or(embedder.dimension()), request.normalize, n_tokens);
+}
+
 HttpReply HttpServer::Impl::Generate(const ResidentModel& resident, ModelLease lease, CompletionRequest cr,
                                      Endpoint endpoint, const Sender& sender) {
   const ServedModel& model = *resident.model;
+  if (model.embeds()) {
+    return ErrorResponse(MakeError(400,
+                                   fmt::format("model '{}' is an embedding model: it does not generate text; send "
+                                               "its inputs to /v1/embeddings",
+                                               model.id),
+                                   "invalid_request_error", "model_not_supported", "model"));
+  }
   Scheduler& scheduler = *resident.scheduler;
   std::vector<int32_t> prompt;
   const char* prompt_param = endpoint == Endpoint::kChatCompletions ? "messages" : "prompt";

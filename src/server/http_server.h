@@ -20,6 +20,11 @@ struct HttpOptions {
   HttpTransportOptions transport;
   ApiKeys api_keys;   // none: no key needed
   bool webui = true;  // the chat page at / (webui.h)
+  // /v1/embeddings may shorten vectors to a request's "dimensions" (the
+  // first values, normalized again): only for models trained for it
+  // (Matryoshka), which a GGUF file does not say; the operator does
+  // (--truncatable-embeddings).
+  bool truncatable_embeddings = false;
 };
 
 class HttpServer {

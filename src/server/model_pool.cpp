@@ -36,6 +36,32 @@ void ModelLoad::Finish(Expected<ModelLease> result) {
   for (auto& wake : wakers) wake();
 }
 
+void ResidentModel::Stop() const {
+  if (scheduler != nullptr) scheduler->Stop();
+  if (embeddings != nullptr) embeddings->Stop();
+}
+
+Expected<std::shared_ptr<ResidentModel>> MakeResident(std::unique_ptr<ServedModel> model,
+                                                      const SchedulerOptions& options, Metrics* metrics,
+                                                      uint64_t* kv_bytes) {
+  auto resident = std::make_shared<ResidentModel>();
+  *kv_bytes = 0;
+  if (model->embeds()) {
+    const model::Pooling pooling = runtime::ResolvePooling(*model->encoder, std::nullopt);
+    resident->embeddings = std::make_unique<EmbeddingBatcher>(
+        *model->embedder, pooling, EmbeddingBatcherOptions{.n_threads = options.n_threads, .max_queue = options.max_queue},
+        metrics);
+    resident->model = std::move(model);
+    return resident;
+  }
+  Expected<std::unique_ptr<Scheduler>> scheduler = Scheduler::Create(*model, options, metrics);
+  if (!scheduler.ok()) return scheduler.status();
+  *kv_bytes = (*scheduler)->kv_bytes();
+  resident->model = std::move(model);
+  resident->scheduler = std::move(scheduler).value();
+  return resident;
+}
+
 ModelPool::ModelPool(ModelPoolOptions options, Metrics* metrics) : options_(std::move(options)), metrics_(metrics) {}
 
 Expected<std::unique_ptr<ModelPool>> ModelPool::ForModel(std::unique_ptr<ServedModel> model, ModelPoolOptions options,
@@ -43,19 +69,18 @@ Expected<std::unique_ptr<ModelPool>> ModelPool::ForModel(std::unique_ptr<ServedM
   for (const auto& [alias, target] : options.aliases) {
     if (!model->Answers(alias)) model->aliases.push_back(alias);
   }
-  Expected<std::unique_ptr<Scheduler>> scheduler = Scheduler::Create(*model, options.scheduler, metrics);
-  if (!scheduler.ok()) return scheduler.status();
-  std::unique_ptr<ModelPool> pool(new ModelPool(std::move(options), metrics));
   Entry entry;
   entry.source = {model->id, model->path};
   entry.aliases = model->aliases;
   entry.pinned = true;
   std::error_code ec;
-  entry.bytes = std::filesystem::file_size(model->path, ec) + (*scheduler)->kv_bytes();
-  auto resident = std::make_shared<ResidentModel>();
-  resident->model = std::move(model);
-  resident->scheduler = std::move(scheduler).value();
-  entry.resident = std::move(resident);
+  const uint64_t file_bytes = std::filesystem::file_size(model->path, ec);
+  uint64_t kv_bytes = 0;
+  Expected<std::shared_ptr<ResidentModel>> resident = MakeResident(std::move(model), options.scheduler, metrics, &kv_bytes);
+  if (!resident.ok()) return resident.status();
+  std::unique_ptr<ModelPool> pool(new ModelPool(std::move(options), metrics));
+  entry.bytes = file_bytes + kv_bytes;
+  entry.resident = std::move(resident).value();
   pool->default_name_ = entry.source.name;
   std::string name = entry.source.name;
   pool->entries_.emplace(std::move(name), std::move(entry));
@@ -182,12 +207,13 @@ Gauges ModelPool::gauges() const {
   Gauges sum;
   for (const auto& [id, entry] : entries_) {
     if (entry.resident == nullptr) continue;
+    sum.models_loaded += 1;
+    sum.model_bytes += entry.bytes;
+    if (entry.resident->scheduler == nullptr) continue;
     const Gauges g = entry.resident->scheduler->gauges();
     sum.queue_depth += g.queue_depth;
     sum.active_slots += g.active_slots;
     sum.n_slots += g.n_slots;
-    sum.models_loaded += 1;
-    sum.model_bytes += entry.bytes;
   }
   return sum;
 }
@@ -196,7 +222,9 @@ bool ModelPool::running() const {
   std::lock_guard<std::mutex> lock(mutex_);
   if (stop_) return false;
   for (const auto& [id, entry] : entries_) {
-    if (entry.resident != nullptr && !entry.resident->scheduler->running()) return false;
+    if (entry.resident != nullptr && entry.resident->scheduler != nullptr && !entry.resident->scheduler->running()) {
+      return false;
+    }
   }
   return true;
 }
@@ -220,7 +248,7 @@ void ModelPool::Stop() {
     load_queue_.clear();
   }
   for (const auto& load : abandoned) load->Finish(Error(ErrorCode::kUnsupported, "the server is stopping"));
-  for (const auto& r : resident) r->scheduler->Stop();
+  for (const auto& r : resident) r->Stop();
 }
 
 uint64_t ModelPool::ResidentBytesLocked() const {
@@ -258,12 +286,11 @@ Expected<std::shared_ptr<ResidentModel>> ModelPool::Load(const ModelSource& sour
   if (!model.ok()) return model.status();
   (*model)->id = source.name;
   (*model)->aliases = aliases;
-  Expected<std::unique_ptr<Scheduler>> scheduler = Scheduler::Create(**model, options_.scheduler, metrics_);
-  if (!scheduler.ok()) return scheduler.status().WithContext(source.name);
-  *bytes = file_bytes + (*scheduler)->kv_bytes();
-  auto resident = std::make_shared<ResidentModel>();
-  resident->model = std::move(model).value();
-  resident->scheduler = std::move(scheduler).value();
+  uint64_t kv_bytes = 0;
+  Expected<std::shared_ptr<ResidentModel>> resident =
+      MakeResident(std::move(model).value(), options_.scheduler, metrics_, &kv_bytes);
+  if (!resident.ok()) return resident.status().WithContext(source.name);
+  *bytes = file_bytes + kv_bytes;
   return resident;
 }
 
@@ -310,7 +337,7 @@ void ModelPool::LoaderLoop() {
       break;
     }
     lock.unlock();
-    for (const auto& r : unloaded) r->scheduler->Stop();
+    for (const auto& r : unloaded) r->Stop();
     unloaded.clear();  // their memory goes before the next model's comes
     uint64_t bytes = 0;
     const auto started = std::chrono::steady_clock::now();
@@ -339,7 +366,7 @@ void ModelPool::LoaderLoop() {
            EvictOneLocked(entry, &unloaded)) {
     }
     lock.unlock();
-    for (const auto& r : unloaded) r->scheduler->Stop();
+    for (const auto& r : unloaded) r->Stop();
     unloaded.clear();
     load->Finish(std::move(lease));
     load.reset();

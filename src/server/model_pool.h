@@ -22,18 +22,30 @@
 #include <vector>
 
 #include "base/status.h"
+#include "server/embedding_batcher.h"
 #include "server/metrics.h"
 #include "server/scheduler.h"
 #include "server/served_model.h"
 
 namespace trit::server {
 
-// A model loaded and serving. The scheduler refers to the model, so it is
-// declared after it (and destroyed first).
+// A model loaded and serving: a text-generation model with its scheduler,
+// or an embedding model with its batcher. Both refer to the model, so they
+// are declared after it (and destroyed first).
 struct ResidentModel {
   std::unique_ptr<ServedModel> model;
-  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<Scheduler> scheduler;          // null for an embedding model
+  std::unique_ptr<EmbeddingBatcher> embeddings;  // null for a text-generation model
+  // Ends the scheduler or the batcher; their requests end with an error.
+  void Stop() const;
 };
+
+// `model` made resident: a scheduler for it, or a batcher for an embedding
+// model (with the scheduler options' threads and queue). *kv_bytes: the KV
+// caches' size (0 for an embedding model).
+Expected<std::shared_ptr<ResidentModel>> MakeResident(std::unique_ptr<ServedModel> model,
+                                                      const SchedulerOptions& options, Metrics* metrics,
+                                                      uint64_t* kv_bytes);
 
 // A hold on a resident model: it stays loaded while any lease exists.
 using ModelLease = std::shared_ptr<const ResidentModel>;

@@ -5,6 +5,7 @@
 
 #include "engines/model_format.h"
 #include "engines/open_model.h"
+#include "model/architecture.h"
 #include "runtime/constrained_sampler.h"
 
 namespace trit::server {
@@ -40,6 +41,19 @@ Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, 
   Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*served->file);
   if (!tok.ok()) return tok.status().WithContext(path);
   served->tokenizer = std::move(tok).value();
+  Expected<std::string> arch = served->file->GetString("general.architecture");
+  if (!arch.ok()) return arch.status().WithContext(path);
+  const model::Architecture* known = model::FindArchitecture(*arch);
+  if (known != nullptr && known->load_encoder != nullptr) {
+    Expected<engines::OpenedModel> opened = engines::OpenForCapability(path, engines::kCapabilityEmbed, engine);
+    if (!opened.ok()) return opened.status();
+    served->registry = std::move(opened->registry);
+    served->engine = opened->engine;
+    served->encoder = std::move(opened->encoder);
+    served->n_ctx_train = served->encoder->hparams().n_ctx_train;
+    served->embedder = std::make_unique<runtime::Embedder>(*served->encoder, *served->tokenizer);
+    return served;
+  }
   Expected<engines::OpenedModel> opened = engines::OpenForCapability(path, engines::kCapabilityGenerate, engine);
   if (!opened.ok()) return opened.status();
   served->registry = std::move(opened->registry);

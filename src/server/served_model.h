@@ -15,7 +15,9 @@
 #include "engines/registry.h"
 #include "formats/gguf/reader.h"
 #include "grammar/token_index.h"
+#include "model/encoder.h"
 #include "model/model.h"
+#include "runtime/embedder.h"
 #include "runtime/prompt_builder.h"
 #include "server/tool_calls.h"
 #include "tokenizer/tokenizer.h"
@@ -34,13 +36,18 @@ struct ServedModel {
   // declared before, and destroyed after, the model that engine loaded.
   std::unique_ptr<engines::Registry> registry;
   const engines::Engine* engine = nullptr;  // loaded `model`; makes the scheduler's session
-  std::unique_ptr<model::Model> model;
-  std::unique_ptr<runtime::PromptBuilder> prompt_builder;
+  std::unique_ptr<model::Model> model;  // a text-generation model, else null
+  std::unique_ptr<runtime::PromptBuilder> prompt_builder;  // with `model`
+  // An embedding model (architecture bert) instead: no `model` or
+  // `prompt_builder`; /v1/embeddings only.
+  std::unique_ptr<model::Encoder> encoder;
+  std::unique_ptr<runtime::Embedder> embedder;  // over `encoder` and `tokenizer`
   int64_t n_ctx_train = 0;  // the model's trained context length
   // How the chat template teaches the model to write tool calls.
   ToolCallFormat tool_format = ToolCallFormat::kJson;
   bool template_speaks_tools = false;  // else tools are spelled out in messages (SpellOutTools)
 
+  bool embeds() const { return encoder != nullptr; }
   // Whether a request's "model" names this model: its id or an alias.
   bool Answers(std::string_view name) const;
   // The id, then the aliases.
@@ -56,7 +63,8 @@ struct ServedModel {
 };
 
 // Opens `path` and loads what serving it needs, with the engine the registry
-// chooses for generation (pinned by `engine`, a name or alias, when not
+// chooses for generation, or for embeddings when the file's architecture is
+// an embedding model's (pinned by `engine`, a name or alias, when not
 // empty). Errors name the file and what is wrong with it (architecture,
 // tensor, tokenizer, chat template); a pin that cannot be honoured is
 // kInvalidArgument, its message starting with "--engine NAME:".
