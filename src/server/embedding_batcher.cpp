@@ -82,9 +82,16 @@ void EmbeddingBatcher::Loop() {
       std::unique_lock lock(mutex_);
       queued_.wait(lock, [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
-      // Every job waiting now, in arrival order, as one pass (the embedder
-      // splits passes past runtime::kMaxRowsPerPass tokens).
+      // The jobs waiting now, in arrival order, as one pass of at most
+      // runtime::kMaxRowsPerPass tokens (a larger job alone): a pass's
+      // memory stays bounded and a request waits for at most that much
+      // work ahead of it.
+      int64_t rows = 0;
       while (!queue_.empty()) {
+        int64_t job_rows = 0;
+        for (const std::vector<int32_t>& ids : queue_.front()->inputs()) job_rows += static_cast<int64_t>(ids.size());
+        if (!jobs.empty() && rows + job_rows > runtime::kMaxRowsPerPass) break;
+        rows += job_rows;
         jobs.push_back(std::move(queue_.front()));
         queue_.pop_front();
       }

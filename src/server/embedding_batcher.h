@@ -1,6 +1,6 @@
 // trit serve's embeddings: every request's inputs, and those of requests
 // that arrive while a pass runs, are computed in one batched forward pass
-// on the batcher's thread. Each input's vector is the same bits whatever
+// on the batcher's thread (up to runtime::kMaxRowsPerPass tokens a pass). Each input's vector is the same bits whatever
 // else is in the pass (runtime/embedder.h), so batching changes no answer.
 #pragma once
 
