@@ -194,7 +194,7 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
       return s.WithContext(out.hf_name);
     }
   }
-  if (Status s = writer.WriteFile(output); !s.ok()) return s.WithContext(output);
+  if (Status s = writer.WriteFile(output); !s.ok()) return s;  // its messages name the path
   return report;
 }
 
