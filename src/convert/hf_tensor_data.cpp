@@ -9,6 +9,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <string>
 
 #include "base/check.h"
 #include "base/half.h"
@@ -49,7 +51,15 @@ bool IsHfConvertType(quant::GgmlType type) {
   return std::find(std::begin(kHfConvertTypes), std::end(kHfConvertTypes), type) != std::end(kHfConvertTypes);
 }
 
-std::string_view HfConvertTypeNames() { return "f32, f16, bf16 or q8_0"; }
+std::string HfConvertTypeNames() {
+  std::string names;
+  const size_t n = std::size(kHfConvertTypes);
+  for (size_t i = 0; i < n; ++i) {
+    names += i == 0 ? "" : i + 1 == n ? " or " : ", ";
+    names += quant::GetType(kHfConvertTypes[i]).name;
+  }
+  return names;
+}
 
 quant::GgmlType GgufTypeFor(std::string_view gguf_name, std::span<const int64_t> gguf_shape,
                             quant::GgmlType requested) {

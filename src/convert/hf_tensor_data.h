@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "base/status.h"
@@ -18,7 +19,7 @@ inline constexpr quant::GgmlType kHfConvertTypes[] = {quant::GgmlType::kF32, qua
                                                       quant::GgmlType::kBF16, quant::GgmlType::kQ8_0};
 bool IsHfConvertType(quant::GgmlType type);
 // "f32, f16, bf16 or q8_0", for messages.
-std::string_view HfConvertTypeNames();
+std::string HfConvertTypeNames();
 
 // llama.cpp's converter's rule (ModelBase.prepare_tensors): float32 for a
 // tensor of at most one dimension, a "*_norm.weight", a name not ending in
