@@ -10,7 +10,7 @@ FUZZ_TARGETS=(
   logits_file_fuzz importance_matrix_fuzz elf_reader_fuzz pe_reader_fuzz
   macho_reader_fuzz hwx_reader_fuzz store_text_fuzz model_load_fuzz
   json_schema_fuzz gbnf_fuzz lock_record_fuzz pack_plan_fuzz
-  safetensors_reader_fuzz npy_reader_fuzz hf_tokenizer_fuzz
+  safetensors_reader_fuzz npy_reader_fuzz hf_tokenizer_fuzz hf_config_fuzz
 )
 
 # Configures (clang, libFuzzer, ASan + UBSan: -DTRIT_FUZZ=ON) and builds the
@@ -33,7 +33,7 @@ fuzz_build() {
 fuzz_options() {
   local target="$1"
   case "$target" in
-    tokenizer_fuzz|chat_template_fuzz|openai_request_fuzz|store_text_fuzz|json_schema_fuzz|gbnf_fuzz|lock_record_fuzz|pack_plan_fuzz|hf_tokenizer_fuzz)
+    tokenizer_fuzz|chat_template_fuzz|openai_request_fuzz|store_text_fuzz|json_schema_fuzz|gbnf_fuzz|lock_record_fuzz|pack_plan_fuzz|hf_tokenizer_fuzz|hf_config_fuzz)
       echo "-max_len=${FUZZ_MAX_LEN:-16384}" ;;
     *) echo "-max_len=${FUZZ_MAX_LEN:-65536}" ;;
   esac

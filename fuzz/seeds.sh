@@ -268,3 +268,30 @@ printf '{"object":"list","data":[{"object":"embedding","index":0,"embedding":[0.
   > "$out/npy_reader_fuzz/openai.json"
 printf '{"logits": [[0.25, 9, -3]]}' > "$out/npy_reader_fuzz/logits.json"
 printf '{"embedding": [1, 0, 0]}' > "$out/npy_reader_fuzz/embedding.json"
+
+# Hugging Face config files (convert/hf_config.h): all-MiniLM-L6-v2's
+# config.json, a BertForMaskedLM one with training-only keys, its
+# sentence-transformers modules.json and Pooling config, and a modules.json
+# whose Pooling path leaves the directory (refused).
+mkdir -p "$out/hf_config_fuzz"
+cat > "$out/hf_config_fuzz/minilm-config.json" <<'JSON'
+{"_name_or_path": "nreimers/MiniLM-L6-H384-uncased", "architectures": ["BertModel"], "attention_probs_dropout_prob": 0.1,
+ "gradient_checkpointing": false, "hidden_act": "gelu", "hidden_dropout_prob": 0.1, "hidden_size": 384,
+ "initializer_range": 0.02, "intermediate_size": 1536, "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+ "model_type": "bert", "num_attention_heads": 12, "num_hidden_layers": 6, "pad_token_id": 0,
+ "position_embedding_type": "absolute", "transformers_version": "4.8.2", "type_vocab_size": 2, "use_cache": true,
+ "vocab_size": 30522}
+JSON
+printf '%s' '{"architectures":["BertForMaskedLM","BertModel"],"model_type":"bert","hidden_size":768,"num_hidden_layers":12,"num_attention_heads":12,"intermediate_size":3072,"max_position_embeddings":512,"type_vocab_size":2,"vocab_size":30522,"layer_norm_eps":1e-12,"hidden_act":"gelu","torch_dtype":"float32","id2label":{"0":"LABEL_0"}}' \
+  > "$out/hf_config_fuzz/mlm-config.json"
+cat > "$out/hf_config_fuzz/modules.json" <<'JSON'
+[{"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+ {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+ {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}]
+JSON
+printf '%s' '[{"idx":1,"name":"1","path":"../1_Pooling","type":"sentence_transformers.models.Pooling"}]' \
+  > "$out/hf_config_fuzz/modules-escaping.json"
+printf '%s' '{"word_embedding_dimension": 384, "pooling_mode_cls_token": false, "pooling_mode_mean_tokens": true, "pooling_mode_max_tokens": false, "pooling_mode_mean_sqrt_len_tokens": false}' \
+  > "$out/hf_config_fuzz/pooling-mean.json"
+printf '%s' '{"pooling_mode_cls_token": true, "pooling_mode_lasttoken": false, "pooling_mode_weightedmean_tokens": false}' \
+  > "$out/hf_config_fuzz/pooling-cls.json"

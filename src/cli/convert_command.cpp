@@ -1,4 +1,4 @@
-// `trit convert HF_DIR OUT.gguf [--type f32|f16]`: a Hugging Face model
+// `trit convert HF_DIR OUT.gguf [--type f32|f16|bf16|q8_0]`: a Hugging Face model
 // directory written as a GGUF file llama.cpp and trit load. The conversion
 // is convert/hf_to_gguf.h; this file parses the flags and prints the
 // per-tensor progress (stderr) and the report (stdout, or --json).
@@ -12,8 +12,10 @@
 
 #include "cli/command.h"
 #include "cli/format_util.h"
+#include "convert/hf_tensor_data.h"
 #include "convert/hf_to_gguf.h"
 #include "formats/gguf/reader.h"
+#include "quant/types.h"
 
 namespace trit::cli {
 namespace {
@@ -28,14 +30,12 @@ struct ConvertOptions {
 
 int RunConvert(const ConvertOptions& opt) {
   convert::HfConvertOptions options;
-  if (opt.type == "f32") {
-    options.type = quant::GgmlType::kF32;
-  } else if (opt.type == "f16") {
-    options.type = quant::GgmlType::kF16;
-  } else {
-    PrintError(fmt::format("--type '{}': trit convert writes f32 or f16", opt.type));
+  const quant::TypeInfo* type = quant::FindTypeByName(opt.type);
+  if (type == nullptr || !convert::IsHfConvertType(type->type)) {
+    PrintError(fmt::format("--type '{}': trit convert writes {}", opt.type, convert::HfConvertTypeNames()));
     return kExitUsage;
   }
+  options.type = type->type;
   std::error_code ec;
   if (!std::filesystem::is_directory(opt.input, ec)) {
     PrintError(fmt::format("'{}' is not a directory; trit convert reads a Hugging Face model directory "
@@ -83,7 +83,7 @@ int RunConvert(const ConvertOptions& opt) {
                                   {"hf_architecture", report->hf_architecture},
                                   {"architecture", report->gguf_arch},
                                   {"name", report->name},
-                                  {"type", opt.type},
+                                  {"type", type->name},
                                   {"pooling", pooling},
                                   {"n_vocab", report->n_vocab},
                                   {"output_bytes", written->file_size()},
@@ -109,8 +109,10 @@ Command AddConvertCommand(CLI::App& parent) {
       ->required();
   app->add_option("output", opt->output, "GGUF file to write (written to a temporary name, then renamed)")
       ->required();
-  app->add_option("--type", opt->type, "Type of the weight matrices: f16 (default) or f32; norms, biases and "
-                                       "position/token-type embeddings stay f32, as llama.cpp's converter keeps them")
+  app->add_option("--type", opt->type,
+                  "Type of the weight matrices: f16 (default), f32, bf16 or q8_0; norms, biases and "
+                  "position/token-type embeddings stay f32, and q8_0 matrices whose rows are not whole 32-value "
+                  "blocks f16, as llama.cpp's converter writes them")
       ->default_val("f16");
   app->add_flag("--json", opt->json, "Print a JSON report of every tensor written and dropped");
   app->add_flag("-q,--quiet", opt->quiet, "Do not print a line per tensor");
@@ -119,7 +121,7 @@ Command AddConvertCommand(CLI::App& parent) {
       "Names, shapes, types and metadata keys are those llama.cpp's convert_hf_to_gguf.py writes;\n"
       "a tensor trit cannot map is refused by name, never left out silently. docs/CONVERT.md.\n\n"
       "Example:\n  trit convert ~/models/all-MiniLM-L6-v2 /tmp/minilm-f16.gguf\n"
-      "  trit convert ~/models/all-MiniLM-L6-v2 /tmp/minilm-f32.gguf --type f32 --json");
+      "  trit convert ~/models/all-MiniLM-L6-v2 /tmp/minilm-q8_0.gguf --type q8_0 --json");
   return {app, [opt] { return RunConvert(*opt); }};
 }
 

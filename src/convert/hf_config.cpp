@@ -20,27 +20,21 @@ namespace {
 constexpr int kMaxJsonDepth = 64;
 constexpr int64_t kMaxInt = (int64_t{1} << 31) - 1;
 
-enum class FieldKind { kPositiveInt, kPositiveFloat, kString };
-
 // The keys of config.json that converters read, and what each must hold.
-struct Field {
-  std::string_view key;
-  FieldKind kind;
-};
-constexpr Field kFields[] = {
-    {"hidden_size", FieldKind::kPositiveInt},
-    {"num_hidden_layers", FieldKind::kPositiveInt},
-    {"num_attention_heads", FieldKind::kPositiveInt},
-    {"intermediate_size", FieldKind::kPositiveInt},
-    {"max_position_embeddings", FieldKind::kPositiveInt},
-    {"type_vocab_size", FieldKind::kPositiveInt},
-    {"vocab_size", FieldKind::kPositiveInt},
-    {"layer_norm_eps", FieldKind::kPositiveFloat},
-    {"hidden_act", FieldKind::kString},
+constexpr HfConfigField kFields[] = {
+    {"hidden_size", HfConfigKind::kPositiveInt},
+    {"num_hidden_layers", HfConfigKind::kPositiveInt},
+    {"num_attention_heads", HfConfigKind::kPositiveInt},
+    {"intermediate_size", HfConfigKind::kPositiveInt},
+    {"max_position_embeddings", HfConfigKind::kPositiveInt},
+    {"type_vocab_size", HfConfigKind::kPositiveInt},
+    {"vocab_size", HfConfigKind::kPositiveInt},
+    {"layer_norm_eps", HfConfigKind::kPositiveFloat},
+    {"hidden_act", HfConfigKind::kString},
 };
 
-const Field* FindField(std::string_view key) {
-  for (const Field& f : kFields) {
+const HfConfigField* FindField(std::string_view key) {
+  for (const HfConfigField& f : kFields) {
     if (f.key == key) return &f;
   }
   return nullptr;
@@ -86,25 +80,27 @@ bool IsPlainRelativePath(std::string_view path) {
 
 }  // namespace
 
+std::span<const HfConfigField> HfConfigFields() { return kFields; }
+
 Expected<int64_t> HfModelConfig::Int(std::string_view key) const {
-  const Field* f = FindField(key);
-  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kPositiveInt);
+  const HfConfigField* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kPositiveInt);
   auto it = ints_.find(key);
   if (it == ints_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
 }
 
 Expected<double> HfModelConfig::Float(std::string_view key) const {
-  const Field* f = FindField(key);
-  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kPositiveFloat);
+  const HfConfigField* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kPositiveFloat);
   auto it = floats_.find(key);
   if (it == floats_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
 }
 
 Expected<std::string> HfModelConfig::String(std::string_view key) const {
-  const Field* f = FindField(key);
-  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kString);
+  const HfConfigField* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kString);
   auto it = strings_.find(key);
   if (it == strings_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
@@ -128,25 +124,25 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   }
   config.model_type = model_type->get<std::string>();
 
-  for (const Field& f : kFields) {
+  for (const HfConfigField& f : kFields) {
     auto it = doc->find(std::string(f.key));
     if (it == doc->end()) continue;
     const nlohmann::json& v = *it;
     switch (f.kind) {
-      case FieldKind::kPositiveInt: {
+      case HfConfigKind::kPositiveInt: {
         const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt) ||
                         (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxInt);
         if (!ok) return Corrupt(fmt::format("{}: expected a positive integer below 2^31, found {}", f.key, Found(v)));
         config.ints_.emplace(f.key, v.get<int64_t>());
         break;
       }
-      case FieldKind::kPositiveFloat: {
+      case HfConfigKind::kPositiveFloat: {
         const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
         if (!ok) return Corrupt(fmt::format("{}: expected a finite number > 0, found {}", f.key, Found(v)));
         config.floats_.emplace(f.key, v.get<double>());
         break;
       }
-      case FieldKind::kString:
+      case HfConfigKind::kString:
         if (!v.is_string()) return Corrupt(fmt::format("{}: expected a string, found {}", f.key, Found(v)));
         config.strings_.emplace(f.key, v.get<std::string>());
         break;

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -22,8 +23,23 @@
 
 namespace trit::convert {
 
+// The kind of value a checked key of config.json must hold.
+enum class HfConfigKind {
+  kPositiveInt,    // an integer in [1, 2^31 - 1]
+  kPositiveFloat,  // a finite number > 0
+  kString,
+};
+struct HfConfigField {
+  std::string_view key;
+  HfConfigKind kind;
+};
+// The keys of config.json that converters read and ParseHfConfig checks when
+// present, with their kinds: the one table behind HfModelConfig's getters
+// (the tests and fuzz/hf_config_fuzz.cpp walk it).
+std::span<const HfConfigField> HfConfigFields();
+
 // The hyper-parameters of config.json that converters read. Keys outside the
-// table in hf_config.cpp are ignored (config.json carries many that only
+// table (HfConfigFields) are ignored (config.json carries many that only
 // training uses); keys inside it are checked when present.
 class HfModelConfig {
  public:

@@ -1,11 +1,16 @@
 // Element conversion in chunks through aligned scratch arrays: the mapped
 // safetensors buffer need not be aligned for float (its header length is any
-// number of bytes), so elements are memcpy'd, never cast in place.
+// number of bytes), so elements are memcpy'd, never cast in place. Each chunk
+// goes through the type table's quantizer (quant/types.h), f16 through the
+// batched FloatsToHalves (the same bits, faster).
 #include "convert/hf_tensor_data.h"
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
+#include <iterator>
+#include <string>
 
 #include "base/check.h"
 #include "base/half.h"
@@ -13,7 +18,10 @@
 namespace trit::convert {
 namespace {
 
-constexpr size_t kChunk = 4096;  // elements per step: 16 KiB of float scratch
+// Elements per step: 16 KiB of float scratch, and a multiple of every
+// block size of kHfConvertTypes (q8_0: 32), so chunks end on block boundaries.
+constexpr size_t kChunk = 4096;
+static_assert(kChunk % 32 == 0);
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -39,11 +47,29 @@ void LoadFloats(safetensors::Dtype dtype, const uint8_t* src, size_t begin, size
 
 }  // namespace
 
-quant::GgmlType GgufTypeFor(std::string_view gguf_name, size_t n_dims, quant::GgmlType requested) {
-  if (n_dims <= 1 || EndsWith(gguf_name, "_norm.weight") || !EndsWith(gguf_name, ".weight") ||
+bool IsHfConvertType(quant::GgmlType type) {
+  return std::find(std::begin(kHfConvertTypes), std::end(kHfConvertTypes), type) != std::end(kHfConvertTypes);
+}
+
+std::string HfConvertTypeNames() {
+  std::string names;
+  const size_t n = std::size(kHfConvertTypes);
+  for (size_t i = 0; i < n; ++i) {
+    names += i == 0 ? "" : i + 1 == n ? " or " : ", ";
+    names += quant::GetType(kHfConvertTypes[i]).name;
+  }
+  return names;
+}
+
+quant::GgmlType GgufTypeFor(std::string_view gguf_name, std::span<const int64_t> gguf_shape,
+                            quant::GgmlType requested) {
+  TRIT_CHECK(IsHfConvertType(requested));
+  if (gguf_shape.size() <= 1 || EndsWith(gguf_name, "_norm.weight") || !EndsWith(gguf_name, ".weight") ||
       gguf_name == "position_embd.weight" || gguf_name == "token_types.weight") {
     return quant::GgmlType::kF32;
   }
+  // gguf-py's can_quantize: the last numpy axis, GGUF's first, a whole number of blocks.
+  if (gguf_shape[0] % quant::GetType(requested).block_size != 0) return quant::GgmlType::kF16;
   return requested;
 }
 
@@ -53,13 +79,15 @@ Status ConvertElements(safetensors::Dtype dtype, std::span<const uint8_t> src, q
     return Error(ErrorCode::kUnsupported, "dtype {}: trit converts F32, F16 and BF16 tensors",
                  safetensors::DtypeName(dtype));
   }
-  TRIT_CHECK(type == quant::GgmlType::kF32 || type == quant::GgmlType::kF16);
+  TRIT_CHECK(IsHfConvertType(type));
+  const quant::TypeInfo& to = quant::GetType(type);
+  const size_t block = static_cast<size_t>(to.block_size);
+  const size_t block_bytes = static_cast<size_t>(to.type_size);
   const size_t in_size = dtype == safetensors::Dtype::kF32 ? 4 : 2;
-  const size_t out_size = type == quant::GgmlType::kF32 ? 4 : 2;
-  TRIT_CHECK(src.size() % in_size == 0 && out.size() / out_size == src.size() / in_size &&
-             out.size() % out_size == 0);
+  TRIT_CHECK(src.size() % in_size == 0);
   const size_t n = src.size() / in_size;
-  // Same type in and out: the bytes are already GGUF's.
+  TRIT_CHECK(n % block == 0 && out.size() == n / block * block_bytes);
+  // Same type in and out: the bytes are already GGUF's (not BF16, whose NaNs are made quiet).
   if ((dtype == safetensors::Dtype::kF32 && type == quant::GgmlType::kF32) ||
       (dtype == safetensors::Dtype::kF16 && type == quant::GgmlType::kF16)) {
     if (n != 0) std::memcpy(out.data(), src.data(), src.size());
@@ -70,11 +98,27 @@ Status ConvertElements(safetensors::Dtype dtype, std::span<const uint8_t> src, q
   for (size_t begin = 0; begin < n; begin += kChunk) {
     const size_t m = std::min(kChunk, n - begin);
     LoadFloats(dtype, src.data(), begin, m, f.data());
-    if (type == quant::GgmlType::kF32) {
-      std::memcpy(out.data() + begin * 4, f.data(), m * 4);
-    } else {
-      FloatsToHalves(f.data(), h.data(), static_cast<int64_t>(m));
-      std::memcpy(out.data() + begin * 2, h.data(), m * 2);
+    uint8_t* dst = out.data() + begin / block * block_bytes;
+    switch (type) {
+      case quant::GgmlType::kF32:
+        std::memcpy(dst, f.data(), m * 4);
+        break;
+      case quant::GgmlType::kF16:
+        FloatsToHalves(f.data(), h.data(), static_cast<int64_t>(m));
+        std::memcpy(dst, h.data(), m * 2);
+        break;
+      default:
+        if (type == quant::GgmlType::kQ8_0) {
+          // ggml's scale of a block holding inf or NaN is not a number, and its quants undefined.
+          const auto bad = std::find_if(f.begin(), f.begin() + m, [](float x) { return !std::isfinite(x); });
+          if (bad != f.begin() + m) {
+            return Error(ErrorCode::kUnsupported,
+                         "element {} is {}: q8_0 cannot hold it; convert with --type f16, bf16 or f32",
+                         begin + static_cast<size_t>(bad - f.begin()), *bad);
+          }
+        }
+        to.quantize(f.data(), dst, static_cast<int64_t>(m));
+        break;
     }
   }
   return Status::Ok();

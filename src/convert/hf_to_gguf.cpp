@@ -117,9 +117,9 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
 
 Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::string& output,
                                           const HfConvertOptions& options) {
-  if (options.type != quant::GgmlType::kF32 && options.type != quant::GgmlType::kF16) {
-    return Error(ErrorCode::kInvalidArgument, "output type {}: trit convert writes f32 or f16",
-                 quant::GetType(options.type).name);
+  if (!IsHfConvertType(options.type)) {
+    return Error(ErrorCode::kInvalidArgument, "output type {}: trit convert writes {}",
+                 quant::GetType(options.type).name, HfConvertTypeNames());
   }
   HfModelInfo info;
   Expected<HfModelConfig> config = ReadHfConfig(dir);
@@ -181,11 +181,13 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     out.hf_name = m.hf_name;
     out.gguf_name = m.spec->gguf_name;
     out.from = m.source.tensor->dtype;
-    out.to = GgufTypeFor(out.gguf_name, m.spec->shape.size(), options.type);
     out.gguf_shape.assign(m.spec->shape.rbegin(), m.spec->shape.rend());
+    out.to = GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
     const safetensors::ShardTensor source = m.source;
     auto fill = [source, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
-      if (Status s = ConvertElements(source.tensor->dtype, source.Data(), out.to, bytes); !s.ok()) return s;
+      if (Status s = ConvertElements(source.tensor->dtype, source.Data(), out.to, bytes); !s.ok()) {
+        return s.WithContext(fmt::format("from '{}'", out.hf_name));  // the writer names the GGUF tensor
+      }
       out.out_bytes = bytes.size();
       if (options.on_tensor) options.on_tensor(i, n, out);
       return Status::Ok();
@@ -194,7 +196,7 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
       return s.WithContext(out.hf_name);
     }
   }
-  if (Status s = writer.WriteFile(output); !s.ok()) return s.WithContext(output);
+  if (Status s = writer.WriteFile(output); !s.ok()) return s;  // its messages name the path
   return report;
 }
 

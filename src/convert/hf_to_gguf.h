@@ -30,7 +30,9 @@ struct HfConvertedTensor {
 };
 
 struct HfConvertOptions {
-  // The type of the weight matrices: kF32 or kF16 (GgufTypeFor keeps the rest float32).
+  // The type of the weight matrices, one of kHfConvertTypes (hf_tensor_data.h):
+  // GgufTypeFor keeps the rest float32, and makes a q8_0 matrix whose rows
+  // are not whole blocks f16, as llama.cpp's converter does.
   quant::GgmlType type = quant::GgmlType::kF16;
   // Called once per tensor, in file order, right after its bytes are
   // converted: its position (0-based) of `n`. May be empty.
@@ -55,8 +57,10 @@ struct HfConvertReport {
 // registry (kUnsupported, naming it and the supported list); a checkpoint
 // tensor the architecture cannot map (kUnsupported, naming it); a tensor
 // missing, given twice, of an unexpected shape or of a dtype other than
-// F32/F16/BF16 (naming it); a tokenizer whose size is not config.json's
-// vocab_size; write failures.
+// F32/F16/BF16 (naming it); a NaN or infinity in a tensor written as q8_0
+// (naming the tensor and the element); a tokenizer whose size is not
+// config.json's vocab_size; an output type outside kHfConvertTypes
+// (kInvalidArgument); write failures.
 Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::string& output,
                                           const HfConvertOptions& options);
 

@@ -38,18 +38,26 @@ TEST_F(ConvertCommandTest, UnsupportedArchitectureAndTypeAreNamed) {
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir_ + "/out.gguf"));
-  r = RunTrit({"convert", dir_, dir_ + "/out.gguf", "--type", "q8_0"});
-  EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--type 'q8_0': trit convert writes f32 or f16"), std::string::npos) << r.err;
+  for (const char* type : {"q4_0", "f64", "x"}) {
+    r = RunTrit({"convert", dir_, dir_ + "/out.gguf", "--type", type});
+    EXPECT_EQ(r.exit_code, 2) << type;
+    EXPECT_NE(r.err.find(std::string("--type '") + type + "': trit convert writes f32, f16, bf16 or q8_0"),
+              std::string::npos)
+        << r.err;
+  }
 }
 
 #ifdef TRIT_HF_MINILM_DIR
 TEST_F(ConvertCommandTest, MiniLmConvertsWithAJsonReport) {
   const std::string out = dir_ + "/minilm.gguf";
-  RunResult r = RunTrit({"convert", TRIT_HF_MINILM_DIR, out, "--json"});
+  RunResult r = RunTrit({"convert", TRIT_HF_MINILM_DIR, out, "--type", "q8_0", "--json"});
   ASSERT_FALSE(r.signaled);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   nlohmann::json report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["type"], "q8_0");
+  size_t n_q8_0 = 0;
+  for (const auto& t : report["tensors"]) n_q8_0 += t["type"] == "q8_0";
+  EXPECT_EQ(n_q8_0, 37u);  // token_embd + 6 layers x 6 matrices: every row is 384 or 1536 values
   EXPECT_EQ(report["architecture"], "bert");
   EXPECT_EQ(report["pooling"], "mean");
   EXPECT_EQ(report["tensors"].size(), 101u);

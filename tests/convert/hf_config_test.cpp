@@ -73,6 +73,31 @@ TEST(HfConfigTest, RefusesWrongTypesAndRangesNamingTheKey) {
   EXPECT_EQ(ErrorOf(std::string(100, '[')), "config.json nests deeper than 64 levels");
 }
 
+TEST(HfConfigTest, EveryTableKeyIsCheckedByItsKind) {
+  // Each key of HfConfigFields: a value of its kind reads back through its
+  // getter; a string where a number belongs, or a number where a string does, is refused by name.
+  ASSERT_EQ(HfConfigFields().size(), 9u);
+  for (const HfConfigField& f : HfConfigFields()) {
+    const std::string key(f.key);
+    switch (f.kind) {
+      case HfConfigKind::kPositiveInt:
+        EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 7"))->Int(key), 7) << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": \"7\"")),
+                  key + ": expected a positive integer below 2^31, found the string '7'");
+        break;
+      case HfConfigKind::kPositiveFloat:
+        EXPECT_DOUBLE_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 0.25"))->Float(key), 0.25) << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": \"0.25\"")),
+                  key + ": expected a finite number > 0, found the string '0.25'");
+        break;
+      case HfConfigKind::kString:
+        EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": \"x\""))->String(key), "x") << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": 7")), key + ": expected a string, found 7");
+        break;
+    }
+  }
+}
+
 TEST(HfConfigTest, PoolingModuleIsFoundByType) {
   constexpr std::string_view kModules = R"([
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},

@@ -1,13 +1,16 @@
 // `trit convert` on a tiny BERT written here (src/convert/hf_to_gguf.*,
-// hf_bert.*): 1 layer, hidden 4, 2 heads, ffn 8, 11 tokens. The GGUF file is
+// hf_bert.*): 1 layer, hidden 4, 2 heads, ffn 8, 11 tokens (hidden 32 and ffn
+// 48 where q8_0 needs rows of whole blocks). The GGUF file is
 // read back with trit's reader: names, GGUF shapes, types, bytes and keys;
 // and every refusal by its message, with nothing left at the output path.
 #include "convert/hf_to_gguf.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -24,10 +27,14 @@ using safetensors::testing::WriteBytes;
 using safetensors::testing::WriteSafetensors;
 using safetensors::testing::WriteText;
 
-constexpr std::string_view kConfig = R"({"architectures": ["BertModel"], "model_type": "bert",
-  "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8,
+// config.json of a 1-layer BERT of `hidden` values per token and `ffn` in the feed-forward layer.
+std::string Config(int64_t hidden = 4, int64_t ffn = 8) {
+  return fmt::format(R"({{"architectures": ["BertModel"], "model_type": "bert",
+  "hidden_size": {}, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": {},
   "max_position_embeddings": 6, "type_vocab_size": 2, "vocab_size": 11, "layer_norm_eps": 1e-12,
-  "hidden_act": "gelu"})";
+  "hidden_act": "gelu"}})",
+                     hidden, ffn);
+}
 
 // ids: 0 [PAD] 1 [UNK] 2 [CLS] 3 [SEP] 4 [MASK] 5 hello 6 world 7 ##s 8 play 9 ##ing 10 !
 constexpr std::string_view kTokenizer = R"({"version": "1.0",
@@ -62,24 +69,25 @@ TestTensor F32(std::string name, std::vector<int64_t> shape, int seed) {
   return {std::move(name), "F32", std::move(shape), Floats(n, seed)};
 }
 
-// The checkpoint: every tensor of a 1-layer BERT, plus the three that
-// llama.cpp's converter drops (position_ids, pooler.dense.*).
-std::vector<TestTensor> TinyBert(std::string_view prefix = "") {
+// The checkpoint: every tensor of a 1-layer BERT (as Config), plus the three
+// that llama.cpp's converter drops (position_ids, pooler.dense.*).
+std::vector<TestTensor> TinyBert(std::string_view prefix = "", int64_t hidden = 4, int64_t ffn = 8) {
   const std::string p(prefix);
+  const int64_t h = hidden;
   std::vector<TestTensor> t = {
-      F32(p + "embeddings.word_embeddings.weight", {11, 4}, 1),
-      F32(p + "embeddings.position_embeddings.weight", {6, 4}, 2),
-      F32(p + "embeddings.token_type_embeddings.weight", {2, 4}, 3),
-      F32(p + "embeddings.LayerNorm.weight", {4}, 4),
-      F32(p + "embeddings.LayerNorm.bias", {4}, 5),
-      F32(p + "pooler.dense.weight", {4, 4}, 6),
-      F32(p + "pooler.dense.bias", {4}, 7),
+      F32(p + "embeddings.word_embeddings.weight", {11, h}, 1),
+      F32(p + "embeddings.position_embeddings.weight", {6, h}, 2),
+      F32(p + "embeddings.token_type_embeddings.weight", {2, h}, 3),
+      F32(p + "embeddings.LayerNorm.weight", {h}, 4),
+      F32(p + "embeddings.LayerNorm.bias", {h}, 5),
+      F32(p + "pooler.dense.weight", {h, h}, 6),
+      F32(p + "pooler.dense.bias", {h}, 7),
       {p + "embeddings.position_ids", "I64", {1, 6}, std::vector<uint8_t>(48, 0)},
   };
   const std::pair<const char*, std::vector<int64_t>> layer[] = {
-      {"attention.self.query", {4, 4}},   {"attention.self.key", {4, 4}}, {"attention.self.value", {4, 4}},
-      {"attention.output.dense", {4, 4}}, {"attention.output.LayerNorm", {4}},
-      {"intermediate.dense", {8, 4}},     {"output.dense", {4, 8}},       {"output.LayerNorm", {4}},
+      {"attention.self.query", {h, h}},   {"attention.self.key", {h, h}}, {"attention.self.value", {h, h}},
+      {"attention.output.dense", {h, h}}, {"attention.output.LayerNorm", {h}},
+      {"intermediate.dense", {ffn, h}},   {"output.dense", {h, ffn}},     {"output.LayerNorm", {h}},
   };
   int seed = 10;
   for (const auto& [name, shape] : layer) {
@@ -93,7 +101,7 @@ class HfToGgufTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_TRUE(dir_.ok());
-    WriteText(dir_.File("config.json"), kConfig);
+    WriteText(dir_.File("config.json"), Config());
     WriteText(dir_.File("tokenizer.json"), kTokenizer);
     WriteText(dir_.File("tokenizer_config.json"), kTokenizerConfig);
     WriteText(dir_.File("modules.json"),
@@ -231,6 +239,114 @@ TEST_F(HfToGgufTest, F32KeepsEveryByteAndBertPrefixAndGammaBetaAreRead) {
   EXPECT_TRUE(std::equal(got.begin(), got.end(), gamma.begin(), gamma.end()));
 }
 
+TEST_F(HfToGgufTest, Bf16MatricesHoldTheTopHalvesAndTheFileTypeIsBf16s) {
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kBF16;
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(*f->GetUint("general.file_type"), 32u);  // llama.cpp's MOSTLY_BF16
+  size_t n_bf16 = 0;
+  for (const gguf::TensorInfo& t : f->tensors()) {
+    const bool matrix = t.shape.size() == 2 && t.name != "position_embd.weight" && t.name != "token_types.weight";
+    EXPECT_EQ(t.type->type, matrix ? quant::GgmlType::kBF16 : quant::GgmlType::kF32) << t.name;
+    n_bf16 += t.type->type == quant::GgmlType::kBF16;
+  }
+  EXPECT_EQ(n_bf16, 7u);  // token_embd + q, k, v, output, up, down
+  // The test values (seed + i/8) need 8 significant bits at most: bf16 holds them exactly.
+  std::span<const uint8_t> up = f->TensorData(*f->FindTensor("blk.0.ffn_up.weight"));
+  ASSERT_EQ(up.size(), 64u);
+  for (size_t i = 0; i < 32; ++i) {
+    uint16_t b;
+    std::memcpy(&b, up.data() + 2 * i, 2);
+    ASSERT_EQ(Bf16ToFloat(b), 20.0f + static_cast<float>(i) * 0.125f) << i;
+  }
+}
+
+TEST_F(HfToGgufTest, Q8_0OfRowsShorterThanABlockIsF16) {
+  // Every row of the hidden-4 BERT is 4 or 8 values, no whole 32-value block.
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kQ8_0;
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  EXPECT_EQ(*f->GetUint("general.file_type"), 7u);  // MOSTLY_Q8_0, whatever the fallbacks
+  for (const HfConvertedTensor& t : report->tensors) {
+    EXPECT_NE(t.to, quant::GgmlType::kQ8_0) << t.gguf_name;
+    EXPECT_EQ(f->FindTensor(t.gguf_name)->type->type, t.to) << t.gguf_name;
+  }
+  EXPECT_EQ(f->FindTensor("blk.0.ffn_down.weight")->type->type, quant::GgmlType::kF16);
+  EXPECT_EQ(f->FindTensor("token_embd.weight")->type->type, quant::GgmlType::kF16);
+}
+
+TEST_F(HfToGgufTest, Q8_0QuantizesWholeRowsAndFallsBackOnTheOthers) {
+  // Hidden 32: rows of q, k, v, output, up and token_embd are one block;
+  // ffn_down's rows are 48 values (a block and a half): f16.
+  WriteText(dir_.File("config.json"), Config(32, 48));
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(TinyBert("", 32, 48)));
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kQ8_0;
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  using quant::GgmlType;
+  for (const char* name : {"token_embd.weight", "blk.0.attn_q.weight", "blk.0.attn_k.weight", "blk.0.attn_v.weight",
+                           "blk.0.attn_output.weight", "blk.0.ffn_up.weight"}) {
+    EXPECT_EQ(f->FindTensor(name)->type->type, GgmlType::kQ8_0) << name;
+  }
+  const gguf::TensorInfo* down = f->FindTensor("blk.0.ffn_down.weight");
+  EXPECT_EQ(down->type->type, GgmlType::kF16);
+  EXPECT_EQ(down->shape, (std::vector<int64_t>{48, 32}));
+  EXPECT_EQ(f->FindTensor("position_embd.weight")->type->type, GgmlType::kF32);
+  EXPECT_EQ(f->FindTensor("blk.0.attn_q.bias")->type->type, GgmlType::kF32);
+  // ffn_up, ne [32, 48]: 48 rows of one block each, and the values read back
+  // within q8_0's step (half the scale amax / 127, and the scale's f16 rounding).
+  const gguf::TensorInfo* up = f->FindTensor("blk.0.ffn_up.weight");
+  std::span<const uint8_t> bytes = f->TensorData(*up);
+  ASSERT_EQ(bytes.size(), 48u * 34u);
+  std::vector<float> values(48 * 32);
+  up->type->dequantize(bytes.data(), values.data(), static_cast<int64_t>(values.size()));
+  for (size_t i = 0; i < values.size(); ++i) {
+    const float want = 20.0f + static_cast<float>(i) * 0.125f;
+    const float amax = 20.0f + static_cast<float>(i / 32 * 32 + 31) * 0.125f;
+    ASSERT_NEAR(values[i], want, amax / 127 * 0.6f) << i;
+  }
+}
+
+TEST_F(HfToGgufTest, Q8_0RefusesAnInfinityNamingTheTensor) {
+  WriteText(dir_.File("config.json"), Config(32, 48));
+  std::vector<TestTensor> t = TinyBert("", 32, 48);
+  for (TestTensor& x : t) {
+    if (x.name != "encoder.layer.0.attention.self.key.weight") continue;
+    const float inf = std::numeric_limits<float>::infinity();
+    std::memcpy(x.data.data() + 5 * 4, &inf, 4);
+  }
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kQ8_0;
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_FALSE(std::filesystem::exists(Out()));
+  EXPECT_EQ(report.status().message(),
+            Out() + ": tensor 'blk.0.attn_k.weight': from 'encoder.layer.0.attention.self.key.weight': element 5 is "
+                    "inf: q8_0 cannot hold it; convert with --type f16, bf16 or f32");
+  options.type = quant::GgmlType::kBF16;  // which bf16 holds
+  EXPECT_TRUE(ConvertHfToGguf(dir_.dir(), Out(), options).ok());
+}
+
+TEST_F(HfToGgufTest, RefusesOutputTypesOtherThanTheFour) {
+  HfConvertOptions options;
+  options.type = quant::GgmlType::kQ4_0;
+  Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().code(), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(report.status().message(), "output type q4_0: trit convert writes f32, f16, bf16 or q8_0");
+  EXPECT_FALSE(std::filesystem::exists(Out()));
+}
+
 TEST_F(HfToGgufTest, RefusesAnUnmappedTensorByName) {
   std::vector<TestTensor> t = TinyBert();
   t.push_back(F32("encoder.layer.0.attention.self.rotary.weight", {4}, 50));
@@ -268,7 +384,7 @@ TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
   std::filesystem::remove(config);
   EXPECT_EQ(FailureOf(), config + ": no such file; a Hugging Face model directory has a config.json");
 
-  WriteText(config, kConfig);
+  WriteText(config, Config());
   std::filesystem::remove(dir_.File("tokenizer.json"));
   EXPECT_EQ(FailureOf(), dir_.File("tokenizer.json") + ": no such file");
 }
