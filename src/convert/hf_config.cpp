@@ -20,7 +20,7 @@ namespace {
 constexpr int kMaxJsonDepth = 64;
 constexpr int64_t kMaxInt = (int64_t{1} << 31) - 1;
 
-enum class FieldKind { kPositiveInt, kPositiveFloat, kString };
+enum class FieldKind { kPositiveInt, kPositiveFloat, kString, kBool };
 
 // The keys of config.json that converters read, and what each must hold.
 struct Field {
@@ -37,7 +37,45 @@ constexpr Field kFields[] = {
     {"vocab_size", FieldKind::kPositiveInt},
     {"layer_norm_eps", FieldKind::kPositiveFloat},
     {"hidden_act", FieldKind::kString},
+    // Decoders (llama, qwen2, qwen3, gemma3). A dotted key is a path into
+    // nested objects: transformers 5 writes rope settings under
+    // rope_parameters (per layer kind for Gemma 3), 4.x flat or under rope_scaling.
+    {"num_key_value_heads", FieldKind::kPositiveInt},
+    {"head_dim", FieldKind::kPositiveInt},
+    {"sliding_window", FieldKind::kPositiveInt},
+    {"sliding_window_pattern", FieldKind::kPositiveInt},
+    {"rms_norm_eps", FieldKind::kPositiveFloat},
+    {"rope_theta", FieldKind::kPositiveFloat},
+    {"rope_local_base_freq", FieldKind::kPositiveFloat},
+    {"final_logit_softcapping", FieldKind::kPositiveFloat},
+    {"attn_logit_softcapping", FieldKind::kPositiveFloat},
+    {"tie_word_embeddings", FieldKind::kBool},
+    {"rope_parameters.rope_theta", FieldKind::kPositiveFloat},
+    {"rope_parameters.rope_type", FieldKind::kString},
+    {"rope_parameters.factor", FieldKind::kPositiveFloat},
+    {"rope_parameters.full_attention.rope_theta", FieldKind::kPositiveFloat},
+    {"rope_parameters.full_attention.rope_type", FieldKind::kString},
+    {"rope_parameters.full_attention.factor", FieldKind::kPositiveFloat},
+    {"rope_parameters.sliding_attention.rope_theta", FieldKind::kPositiveFloat},
+    {"rope_scaling.rope_type", FieldKind::kString},
+    {"rope_scaling.type", FieldKind::kString},
+    {"rope_scaling.factor", FieldKind::kPositiveFloat},
 };
+
+// The value at a dotted path of `doc`; nullptr when any step is missing or
+// null (config.json writes null for settings that are off).
+const nlohmann::json* FindPath(const nlohmann::json& doc, std::string_view path) {
+  const nlohmann::json* at = &doc;
+  while (true) {
+    const size_t dot = path.find('.');
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(std::string(path.substr(0, dot)));
+    if (it == at->end() || it->is_null()) return nullptr;
+    at = &*it;
+    if (dot == std::string_view::npos) return at;
+    path.remove_prefix(dot + 1);
+  }
+}
 
 const Field* FindField(std::string_view key) {
   for (const Field& f : kFields) {
@@ -110,6 +148,14 @@ Expected<std::string> HfModelConfig::String(std::string_view key) const {
   return it->second;
 }
 
+Expected<bool> HfModelConfig::Bool(std::string_view key) const {
+  const Field* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kBool);
+  auto it = bools_.find(key);
+  if (it == bools_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
 Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   Expected<nlohmann::json> doc = ParseObject(json_text, "config.json");
   if (!doc.ok()) return doc.status();
@@ -129,9 +175,9 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   config.model_type = model_type->get<std::string>();
 
   for (const Field& f : kFields) {
-    auto it = doc->find(std::string(f.key));
-    if (it == doc->end()) continue;
-    const nlohmann::json& v = *it;
+    const nlohmann::json* found = FindPath(*doc, f.key);
+    if (found == nullptr) continue;
+    const nlohmann::json& v = *found;
     switch (f.kind) {
       case FieldKind::kPositiveInt: {
         const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt) ||
@@ -149,6 +195,10 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
       case FieldKind::kString:
         if (!v.is_string()) return Corrupt(fmt::format("{}: expected a string, found {}", f.key, Found(v)));
         config.strings_.emplace(f.key, v.get<std::string>());
+        break;
+      case FieldKind::kBool:
+        if (!v.is_boolean()) return Corrupt(fmt::format("{}: expected true or false, found {}", f.key, Found(v)));
+        config.bools_.emplace(f.key, v.get<bool>());
         break;
     }
   }

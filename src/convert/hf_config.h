@@ -38,12 +38,17 @@ class HfModelConfig {
   Expected<double> Float(std::string_view key) const;
   // The value of a string key of the table.
   Expected<std::string> String(std::string_view key) const;
+  // The value of a boolean key of the table.
+  Expected<bool> Bool(std::string_view key) const;
+  // A dotted key ("rope_parameters.rope_theta") names a member of a nested
+  // object; a key whose value (or any parent's) is null counts as absent.
 
  private:
   friend Expected<HfModelConfig> ParseHfConfig(std::string_view json_text);
   std::map<std::string, int64_t, std::less<>> ints_;
   std::map<std::string, double, std::less<>> floats_;
   std::map<std::string, std::string, std::less<>> strings_;
+  std::map<std::string, bool, std::less<>> bools_;
 };
 
 // Parses config.json's text. Errors are kCorrupt and name the key: not JSON,
