@@ -31,7 +31,8 @@ Expected<std::vector<uint8_t>> PermuteRope(int64_t n_head, const std::vector<int
   return out;
 }
 
-Expected<std::vector<uint8_t>> AddOne(safetensors::Dtype dtype, std::span<const uint8_t> src) {
+// F32 or F16 bytes with 1 added to every element, in that type.
+std::vector<uint8_t> AddOne(safetensors::Dtype dtype, std::span<const uint8_t> src) {
   std::vector<uint8_t> out(src.size());
   if (dtype == safetensors::Dtype::kF32) {
     for (size_t at = 0; at + 4 <= src.size(); at += 4) {
@@ -42,33 +43,60 @@ Expected<std::vector<uint8_t>> AddOne(safetensors::Dtype dtype, std::span<const 
     }
     return out;
   }
-  if (dtype != safetensors::Dtype::kF16 && dtype != safetensors::Dtype::kBF16) {
-    return Error(ErrorCode::kInvalidArgument, "adding 1 to a norm: dtype {}, expected F32, F16 or BF16",
-                 safetensors::DtypeName(dtype));
-  }
   for (size_t at = 0; at + 2 <= src.size(); at += 2) {
     uint16_t h;
     std::memcpy(&h, src.data() + at, 2);
-    // The sum of two values of one 16-bit type is exact in float, so one rounding, as torch's.
-    h = dtype == safetensors::Dtype::kF16 ? FloatToHalf(HalfToFloat(h) + 1.0f) : FloatToBf16(Bf16ToFloat(h) + 1.0f);
+    // Computed in float and rounded once to half, as torch's CPU half add
+    // does; where the float sum is inexact (|x| < 2^-13) both give 1.
+    h = FloatToHalf(HalfToFloat(h) + 1.0f);
     std::memcpy(out.data() + at, &h, 2);
+  }
+  return out;
+}
+
+// BF16 -> F32 (exact), as prepare_tensors' data_torch.to(torch.float32).
+std::vector<uint8_t> WidenBf16(std::span<const uint8_t> src) {
+  std::vector<uint8_t> out(src.size() * 2);
+  for (size_t i = 0; 2 * i + 2 <= src.size(); ++i) {
+    uint16_t b;
+    std::memcpy(&b, src.data() + 2 * i, 2);
+    const float f = Bf16ToFloat(b);
+    std::memcpy(out.data() + 4 * i, &f, 4);
   }
   return out;
 }
 
 }  // namespace
 
-Expected<std::vector<uint8_t>> TransformTensor(HfTransform transform, int64_t n_rope_heads, safetensors::Dtype dtype,
-                                               const std::vector<int64_t>& shape, std::span<const uint8_t> src) {
+Expected<TransformedTensor> TransformTensor(HfTransform transform, int64_t n_rope_heads, safetensors::Dtype dtype,
+                                            const std::vector<int64_t>& shape, std::span<const uint8_t> src) {
+  if (dtype != safetensors::Dtype::kF32 && dtype != safetensors::Dtype::kF16 &&
+      dtype != safetensors::Dtype::kBF16) {
+    return Error(ErrorCode::kInvalidArgument, "transforming a tensor: dtype {}, expected F32, F16 or BF16",
+                 safetensors::DtypeName(dtype));
+  }
+  TransformedTensor out{dtype, {}};
+  std::vector<uint8_t> widened;
+  if (dtype == safetensors::Dtype::kBF16) {
+    widened = WidenBf16(src);
+    src = widened;
+    out.dtype = safetensors::Dtype::kF32;
+  }
   switch (transform) {
-    case HfTransform::kPermuteRope:
-      return PermuteRope(n_rope_heads, shape, src);
+    case HfTransform::kPermuteRope: {
+      Expected<std::vector<uint8_t>> p = PermuteRope(n_rope_heads, shape, src);
+      if (!p.ok()) return p.status();
+      out.bytes = std::move(p).value();
+      return out;
+    }
     case HfTransform::kAddOne:
-      return AddOne(dtype, src);
+      out.bytes = AddOne(out.dtype, src);
+      return out;
     case HfTransform::kNone:
       break;
   }
-  return std::vector<uint8_t>(src.begin(), src.end());
+  out.bytes.assign(src.begin(), src.end());
+  return out;
 }
 
 }  // namespace trit::convert

@@ -207,18 +207,20 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     const safetensors::ShardTensor source = m.source;
     const HfTensorSpec* spec = m.spec;
     auto fill = [source, spec, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
-      // llama.cpp's value changes (rope permutation, Gemma's 1 + w) happen in
-      // the checkpoint's dtype, before the type conversion, as in torch.
-      std::vector<uint8_t> changed;
+      // llama.cpp's value changes (rope permutation, Gemma's 1 + w) happen
+      // before the type conversion, in the dtype its modify_tensors sees.
+      safetensors::Dtype dtype = source.tensor->dtype;
       std::span<const uint8_t> data = source.Data();
+      TransformedTensor changed;
       if (spec->transform != HfTransform::kNone) {
-        Expected<std::vector<uint8_t>> t =
-            TransformTensor(spec->transform, spec->n_rope_heads, source.tensor->dtype, spec->shape, data);
+        Expected<TransformedTensor> t =
+            TransformTensor(spec->transform, spec->n_rope_heads, dtype, spec->shape, data);
         if (!t.ok()) return t.status();
         changed = std::move(t).value();
-        data = changed;
+        dtype = changed.dtype;
+        data = changed.bytes;
       }
-      if (Status s = ConvertElements(source.tensor->dtype, data, out.to, bytes); !s.ok()) return s;
+      if (Status s = ConvertElements(dtype, data, out.to, bytes); !s.ok()) return s;
       out.out_bytes = bytes.size();
       if (options.on_tensor) options.on_tensor(i, n, out);
       return Status::Ok();
