@@ -20,7 +20,16 @@ namespace {
 constexpr int kMaxJsonDepth = 64;
 constexpr int64_t kMaxInt = (int64_t{1} << 31) - 1;
 
-enum class FieldKind { kPositiveInt, kPositiveFloat, kString, kBool };
+enum class FieldKind {
+  kPositiveInt,
+  kPositiveFloat,
+  kString,
+  kBool,
+  // A special token id as gguf-py's SpecialVocab reads it from config.json:
+  // an integer >= 0 is taken, a negative one refused, any other value
+  // ignored (Llama 3.1 writes a list of eos ids; SpecialVocab skips it).
+  kTokenId,
+};
 
 // The keys of config.json that converters read, and what each must hold.
 struct Field {
@@ -60,6 +69,23 @@ constexpr Field kFields[] = {
     {"rope_scaling.rope_type", FieldKind::kString},
     {"rope_scaling.type", FieldKind::kString},
     {"rope_scaling.factor", FieldKind::kPositiveFloat},
+    // Special token ids, the fallback SpecialVocab._try_load_from_config_json
+    // uses for those tokenizer.json did not give; text_config's (multimodal
+    // configs) when the top level has none.
+    {"bos_token_id", FieldKind::kTokenId},
+    {"eos_token_id", FieldKind::kTokenId},
+    {"unk_token_id", FieldKind::kTokenId},
+    {"sep_token_id", FieldKind::kTokenId},
+    {"pad_token_id", FieldKind::kTokenId},
+    {"cls_token_id", FieldKind::kTokenId},
+    {"mask_token_id", FieldKind::kTokenId},
+    {"text_config.bos_token_id", FieldKind::kTokenId},
+    {"text_config.eos_token_id", FieldKind::kTokenId},
+    {"text_config.unk_token_id", FieldKind::kTokenId},
+    {"text_config.sep_token_id", FieldKind::kTokenId},
+    {"text_config.pad_token_id", FieldKind::kTokenId},
+    {"text_config.cls_token_id", FieldKind::kTokenId},
+    {"text_config.mask_token_id", FieldKind::kTokenId},
 };
 
 // The value at a dotted path of `doc`; nullptr when any step is missing or
@@ -126,7 +152,7 @@ bool IsPlainRelativePath(std::string_view path) {
 
 Expected<int64_t> HfModelConfig::Int(std::string_view key) const {
   const Field* f = FindField(key);
-  TRIT_CHECK(f != nullptr && f->kind == FieldKind::kPositiveInt);
+  TRIT_CHECK(f != nullptr && (f->kind == FieldKind::kPositiveInt || f->kind == FieldKind::kTokenId));
   auto it = ints_.find(key);
   if (it == ints_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
@@ -190,6 +216,14 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
         const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
         if (!ok) return Corrupt(fmt::format("{}: expected a finite number > 0, found {}", f.key, Found(v)));
         config.floats_.emplace(f.key, v.get<double>());
+        break;
+      }
+      case FieldKind::kTokenId: {
+        if (!v.is_number_integer()) break;  // a list, a string, a float: SpecialVocab skips it
+        if (v.is_number_unsigned() ? v.get<uint64_t>() > kMaxInt : (v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxInt)) {
+          return Corrupt(fmt::format("{}: expected a token id (0 to 2^31 - 1), found {}", f.key, Found(v)));
+        }
+        config.ints_.emplace(f.key, v.get<int64_t>());
         break;
       }
       case FieldKind::kString:

@@ -31,8 +31,9 @@ class HfModelConfig {
   std::string model_type;    // e.g. "bert"
 
   // The value of an integer key of the table (a positive integer below
-  // 2^31); kNotFound "config.json has no 'key'" when absent. A key that is
-  // not in the table's integer rows is a bug (TRIT_CHECK).
+  // 2^31, or for the *_token_id keys an id >= 0); kNotFound "config.json
+  // has no 'key'" when absent (or, for a token id, not an integer). A key
+  // that is not in the table's integer rows is a bug (TRIT_CHECK).
   Expected<int64_t> Int(std::string_view key) const;
   // The value of a float key of the table (a finite number > 0).
   Expected<double> Float(std::string_view key) const;

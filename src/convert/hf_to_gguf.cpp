@@ -37,6 +37,28 @@ std::string DirectoryName(const std::string& dir) {
   return p.filename().string();
 }
 
+// gguf-py's SpecialVocab takes config.json's <type>_token_id (text_config's
+// when the top level has none) for every special id tokenizer.json and
+// tokenizer_config.json did not give: Gemma 3's tokenizer.json names <bos>
+// and <eos> at ids past tokenizer.model's pieces, which it skips, and
+// config.json's bos_token_id 2 / eos_token_id 1 fill them. An id past the
+// vocabulary is skipped too (SpecialVocab skips it for SentencePiece
+// vocabularies; for tokenizer.json ones it writes it, but no runtime can use
+// it and WriteHfTokenizerMetadata refuses it).
+void FillSpecialIdsFromConfig(const HfModelConfig& config, tokenizer::HfTokenizer* tok) {
+  const std::pair<const char*, std::optional<int32_t>*> ids[] = {
+      {"bos", &tok->special.bos}, {"eos", &tok->special.eos}, {"unk", &tok->special.unk},
+      {"sep", &tok->special.sep}, {"pad", &tok->special.pad}, {"cls", &tok->special.cls},
+      {"mask", &tok->special.mask},
+  };
+  for (const auto& [type, id] : ids) {
+    if (id->has_value()) continue;
+    Expected<int64_t> v = config.Int(fmt::format("{}_token_id", type));
+    if (!v.ok()) v = config.Int(fmt::format("text_config.{}_token_id", type));
+    if (v.ok() && static_cast<uint64_t>(*v) < tok->tokens.size()) *id = static_cast<int32_t>(*v);
+  }
+}
+
 // The vocabulary: tokenizer.model for architectures whose llama.cpp class
 // reads SentencePiece first (then tokenizer.json is optional, for the
 // special tokens), else tokenizer.json.
@@ -68,10 +90,12 @@ Expected<tokenizer::HfTokenizer> ReadTokenizer(const std::string& dir, const HfA
         *model, json_text, config_text, n_vocab.ok() ? static_cast<size_t>(*n_vocab) : 0);
     if (!tok.ok()) return tok.status().WithContext(spm_path);
     if (arch.spm_no_space_prefix) tok->add_space_prefix = false;
+    FillSpecialIdsFromConfig(config, &*tok);
     return tok;
   }
   Expected<tokenizer::HfTokenizer> tok = tokenizer::ParseHfTokenizer(json_text, config_text);
   if (!tok.ok()) return tok.status().WithContext(json_path);
+  FillSpecialIdsFromConfig(config, &*tok);
   return tok;
 }
 

@@ -499,7 +499,11 @@ Expected<HfTokenizer> ParseSentencePieceTokenizer(std::string_view model_proto, 
   for (size_t id = 0; id < pieces->size() && id < n_vocab; ++id) {
     out.tokens[id] = (*pieces)[id].piece;
     out.scores[id] = (*pieces)[id].score;
-    out.token_types[id] = (*pieces)[id].type;
+    // _create_vocab_sentencepiece asks IsUnknown / IsControl / IsUnused /
+    // IsByte only: a user-defined piece (Gemma's <start_of_turn>) stays
+    // normal unless added_tokens_decoder below retypes it.
+    const int32_t type = (*pieces)[id].type;
+    out.token_types[id] = type == kUserDefined ? kNormal : type;
   }
   try {
     auto decoder = config.find("added_tokens_decoder");

@@ -49,7 +49,8 @@ Expected<HfTokenizer> ParseHfTokenizer(std::string_view tokenizer_json, std::str
 
 // A SentencePiece vocabulary as llama.cpp's _create_vocab_sentencepiece
 // reads it: the pieces of tokenizer.model (bytes of its ModelProto) with
-// their scores and types, padded to `n_vocab` with "[PAD<id>]" (score
+// their scores and types (a user-defined piece read as normal: llama.cpp
+// asks only IsUnknown, IsControl, IsUnused, IsByte), padded to `n_vocab` with "[PAD<id>]" (score
 // -10000, unused), added_tokens_decoder of tokenizer_config.json applied,
 // and the special ids and add_* flags found in tokenizer.json (may be empty)
 // and tokenizer_config.json as gguf-py's SpecialVocab finds them.

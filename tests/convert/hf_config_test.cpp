@@ -73,6 +73,19 @@ TEST(HfConfigTest, RefusesWrongTypesAndRangesNamingTheKey) {
   EXPECT_EQ(ErrorOf(std::string(100, '[')), "config.json nests deeper than 64 levels");
 }
 
+// SpecialVocab's reading: an id >= 0 is taken (0 included), a non-integer
+// skipped (Llama 3.1's eos list), a negative one refused.
+TEST(HfConfigTest, TokenIdsAreReadAsSpecialVocabReadsThem) {
+  Expected<HfModelConfig> c = ParseHfConfig(ConfigWith(
+      R"("pad_token_id": 0, "bos_token_id": 128000, "eos_token_id": [128001, 128009], "text_config": {"unk_token_id": 3})"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(*c->Int("pad_token_id"), 0);
+  EXPECT_EQ(*c->Int("bos_token_id"), 128000);
+  EXPECT_EQ(c->Int("eos_token_id").status().message(), "config.json has no 'eos_token_id'");
+  EXPECT_EQ(*c->Int("text_config.unk_token_id"), 3);
+  EXPECT_EQ(ErrorOf(ConfigWith(R"("eos_token_id": -1)")), "eos_token_id: expected a token id (0 to 2^31 - 1), found -1");
+}
+
 TEST(HfConfigTest, PoolingModuleIsFoundByType) {
   constexpr std::string_view kModules = R"([
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},

@@ -102,10 +102,7 @@ TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
   std::remove(out.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest, ::testing::Values("llama", "qwen2", "qwen3"));
-// gemma3 is not listed yet: its 13 norm tensors differ from llama.cpp's bytes (the converter adds 1
-// after widening bf16 to f32, not in bf16), user-defined pieces get type 4 where llama.cpp keeps 1, and
-// bos/eos come from config.json in llama.cpp when tokenizer.json names ids past tokenizer.model.
+INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3"));
 
 }  // namespace
 }  // namespace trit::convert
