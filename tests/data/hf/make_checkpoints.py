@@ -39,7 +39,10 @@ def spm_tokenizer(out_dir, gemma):
     # transformers builds tokenizer.json from tokenizer.model (its SentencePiece
     # converter) when a directory holds only the latter.
     prefix = os.path.join(out_dir, "tokenizer")
-    special = dict(pad_id=0, eos_id=1, bos_id=2, unk_id=3) if gemma else dict(unk_id=0, bos_id=1, eos_id=2, pad_id=-1)
+    # Gemma's own piece names: with sentencepiece's defaults (<s>, </s>)
+    # transformers' GemmaTokenizer would add <bos>/<eos> past the vocabulary.
+    special = (dict(pad_id=0, eos_id=1, bos_id=2, unk_id=3, pad_piece="<pad>", eos_piece="<eos>", bos_piece="<bos>")
+               if gemma else dict(unk_id=0, bos_id=1, eos_id=2, pad_id=-1))
     spm.SentencePieceTrainer.train(
         input=TEXT, model_prefix=prefix, model_type="bpe", vocab_size=400, byte_fallback=True,
         character_coverage=1.0, add_dummy_prefix=not gemma, remove_extra_whitespaces=False,
