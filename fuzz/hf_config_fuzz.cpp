@@ -55,6 +55,16 @@ void CheckGetters(const HfModelConfig& c) {
         TRIT_CHECK(v.ok() || v.status().message() == absent);
         break;
       }
+      case HfConfigKind::kBool: {
+        Expected<bool> v = c.Bool(f.key);
+        TRIT_CHECK(v.ok() || v.status().message() == absent);
+        break;
+      }
+      case HfConfigKind::kTokenId: {
+        Expected<int64_t> v = c.Int(f.key);
+        TRIT_CHECK(v.ok() ? *v >= 0 && *v <= kMaxInt : v.status().message() == absent);
+        break;
+      }
     }
   }
 }
@@ -63,9 +73,12 @@ void CheckGetters(const HfModelConfig& c) {
 std::string Rewrite(const HfModelConfig& c) {
   nlohmann::json doc = {{"architectures", {c.architecture}}, {"model_type", c.model_type}};
   for (const HfConfigField& f : HfConfigFields()) {
-    const std::string key(f.key);
+    std::string pointer = "/" + std::string(f.key);  // a dotted key is a path into nested objects
+    for (char& ch : pointer) ch = ch == '.' ? '/' : ch;
+    const nlohmann::json::json_pointer key(pointer);
     switch (f.kind) {
       case HfConfigKind::kPositiveInt:
+      case HfConfigKind::kTokenId:
         if (Expected<int64_t> v = c.Int(f.key); v.ok()) doc[key] = *v;
         break;
       case HfConfigKind::kPositiveFloat:
@@ -73,6 +86,9 @@ std::string Rewrite(const HfModelConfig& c) {
         break;
       case HfConfigKind::kString:
         if (Expected<std::string> v = c.String(f.key); v.ok()) doc[key] = *v;
+        break;
+      case HfConfigKind::kBool:
+        if (Expected<bool> v = c.Bool(f.key); v.ok()) doc[key] = *v;
         break;
     }
   }
@@ -83,8 +99,14 @@ bool SameValues(const HfModelConfig& a, const HfModelConfig& b) {
   if (a.architecture != b.architecture || a.model_type != b.model_type) return false;
   for (const HfConfigField& f : HfConfigFields()) {
     switch (f.kind) {
-      case HfConfigKind::kPositiveInt: {
+      case HfConfigKind::kPositiveInt:
+      case HfConfigKind::kTokenId: {
         Expected<int64_t> x = a.Int(f.key), y = b.Int(f.key);
+        if (x.ok() != y.ok() || (x.ok() && *x != *y)) return false;
+        break;
+      }
+      case HfConfigKind::kBool: {
+        Expected<bool> x = a.Bool(f.key), y = b.Bool(f.key);
         if (x.ok() != y.ok() || (x.ok() && *x != *y)) return false;
         break;
       }

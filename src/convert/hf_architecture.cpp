@@ -5,12 +5,14 @@
 #include <fmt/format.h>
 
 #include "convert/hf_bert.h"
+#include "convert/hf_decoder.h"
 
 namespace trit::convert {
 namespace {
 
 std::span<const HfArchitecture* const> Registry() {
-  static const HfArchitecture* const kAll[] = {&BertArchitecture()};
+  static const HfArchitecture* const kAll[] = {&BertArchitecture(), &LlamaArchitecture(), &Qwen2Architecture(),
+                                               &Qwen3Architecture(), &Gemma3Architecture()};
   return kAll;
 }
 

@@ -18,11 +18,27 @@
 
 namespace trit::convert {
 
+// What llama.cpp's converter does to a tensor's values before writing them
+// (hf_tensor_transform.h has the formulas).
+enum class HfTransform {
+  kNone,
+  kPermuteRope,  // LlamaModel.permute: rows of each head from halves-rotated to interleaved pairs
+  kAddOne,       // Gemma's RMSNorm weight w is used as (1 + w): llama.cpp stores 1 + w
+};
+
 // One tensor an architecture expects in the checkpoint.
 struct HfTensorSpec {
   std::string hf_name;         // after HfArchitecture::normalize_name, e.g. "encoder.layer.0.attention.self.query.weight"
   std::string gguf_name;       // e.g. "blk.0.attn_q.weight"
   std::vector<int64_t> shape;  // numpy order, outermost first, as in the checkpoint
+  HfTransform transform = HfTransform::kNone;
+  int64_t n_rope_heads = 0;    // kPermuteRope: the heads the rows split into
+};
+
+// Where the vocabulary comes from.
+enum class HfVocabSource {
+  kTokenizerJson,           // tokenizer.json only (WordPiece, byte-level BPE)
+  kSentencePieceFirst,      // tokenizer.model when present (llama.cpp's _set_vocab_sentencepiece), else tokenizer.json
 };
 
 // What a converter knows of the model directory besides the tensors.
@@ -45,6 +61,10 @@ struct HfArchitecture {
   Expected<std::vector<HfTensorSpec>> (*tensors)(const HfModelInfo& info);
   // The "<arch>.*" keys (and any other the architecture adds) from config.json.
   Status (*write_metadata)(const HfModelInfo& info, gguf::Writer& writer);
+  HfVocabSource vocab_source = HfVocabSource::kTokenizerJson;
+  // SentencePiece vocabularies: tokenizer.ggml.add_space_prefix is written as
+  // false (Gemma 3's set_vocab) instead of from tokenizer_config.json's add_prefix_space.
+  bool spm_no_space_prefix = false;
 };
 
 // The architecture whose hf_names hold `hf_architecture`; nullptr if none.

@@ -31,7 +31,62 @@ constexpr HfConfigField kFields[] = {
     {"vocab_size", HfConfigKind::kPositiveInt},
     {"layer_norm_eps", HfConfigKind::kPositiveFloat},
     {"hidden_act", HfConfigKind::kString},
+    // Decoders (llama, qwen2, qwen3, gemma3). A dotted key is a path into
+    // nested objects: transformers 5 writes rope settings under
+    // rope_parameters (per layer kind for Gemma 3), 4.x flat or under rope_scaling.
+    {"num_key_value_heads", HfConfigKind::kPositiveInt},
+    {"head_dim", HfConfigKind::kPositiveInt},
+    {"sliding_window", HfConfigKind::kPositiveInt},
+    {"sliding_window_pattern", HfConfigKind::kPositiveInt},
+    {"rms_norm_eps", HfConfigKind::kPositiveFloat},
+    {"rope_theta", HfConfigKind::kPositiveFloat},
+    {"rope_local_base_freq", HfConfigKind::kPositiveFloat},
+    {"final_logit_softcapping", HfConfigKind::kPositiveFloat},
+    {"attn_logit_softcapping", HfConfigKind::kPositiveFloat},
+    {"tie_word_embeddings", HfConfigKind::kBool},
+    {"rope_parameters.rope_theta", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.rope_type", HfConfigKind::kString},
+    {"rope_parameters.factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.rope_theta", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.rope_type", HfConfigKind::kString},
+    {"rope_parameters.full_attention.factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.sliding_attention.rope_theta", HfConfigKind::kPositiveFloat},
+    {"rope_scaling.rope_type", HfConfigKind::kString},
+    {"rope_scaling.type", HfConfigKind::kString},
+    {"rope_scaling.factor", HfConfigKind::kPositiveFloat},
+    // Special token ids, the fallback SpecialVocab._try_load_from_config_json
+    // uses for those tokenizer.json did not give; text_config's (multimodal
+    // configs) when the top level has none.
+    {"bos_token_id", HfConfigKind::kTokenId},
+    {"eos_token_id", HfConfigKind::kTokenId},
+    {"unk_token_id", HfConfigKind::kTokenId},
+    {"sep_token_id", HfConfigKind::kTokenId},
+    {"pad_token_id", HfConfigKind::kTokenId},
+    {"cls_token_id", HfConfigKind::kTokenId},
+    {"mask_token_id", HfConfigKind::kTokenId},
+    {"text_config.bos_token_id", HfConfigKind::kTokenId},
+    {"text_config.eos_token_id", HfConfigKind::kTokenId},
+    {"text_config.unk_token_id", HfConfigKind::kTokenId},
+    {"text_config.sep_token_id", HfConfigKind::kTokenId},
+    {"text_config.pad_token_id", HfConfigKind::kTokenId},
+    {"text_config.cls_token_id", HfConfigKind::kTokenId},
+    {"text_config.mask_token_id", HfConfigKind::kTokenId},
 };
+
+// The value at a dotted path of `doc`; nullptr when any step is missing or
+// null (config.json writes null for settings that are off).
+const nlohmann::json* FindPath(const nlohmann::json& doc, std::string_view path) {
+  const nlohmann::json* at = &doc;
+  while (true) {
+    const size_t dot = path.find('.');
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(std::string(path.substr(0, dot)));
+    if (it == at->end() || it->is_null()) return nullptr;
+    at = &*it;
+    if (dot == std::string_view::npos) return at;
+    path.remove_prefix(dot + 1);
+  }
+}
 
 const HfConfigField* FindField(std::string_view key) {
   for (const HfConfigField& f : kFields) {
@@ -84,7 +139,7 @@ std::span<const HfConfigField> HfConfigFields() { return kFields; }
 
 Expected<int64_t> HfModelConfig::Int(std::string_view key) const {
   const HfConfigField* f = FindField(key);
-  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kPositiveInt);
+  TRIT_CHECK(f != nullptr && (f->kind == HfConfigKind::kPositiveInt || f->kind == HfConfigKind::kTokenId));
   auto it = ints_.find(key);
   if (it == ints_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
@@ -103,6 +158,14 @@ Expected<std::string> HfModelConfig::String(std::string_view key) const {
   TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kString);
   auto it = strings_.find(key);
   if (it == strings_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
+Expected<bool> HfModelConfig::Bool(std::string_view key) const {
+  const HfConfigField* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kBool);
+  auto it = bools_.find(key);
+  if (it == bools_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
 }
 
@@ -125,9 +188,9 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   config.model_type = model_type->get<std::string>();
 
   for (const HfConfigField& f : kFields) {
-    auto it = doc->find(std::string(f.key));
-    if (it == doc->end()) continue;
-    const nlohmann::json& v = *it;
+    const nlohmann::json* found = FindPath(*doc, f.key);
+    if (found == nullptr) continue;
+    const nlohmann::json& v = *found;
     switch (f.kind) {
       case HfConfigKind::kPositiveInt: {
         const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt) ||
@@ -142,9 +205,21 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
         config.floats_.emplace(f.key, v.get<double>());
         break;
       }
+      case HfConfigKind::kTokenId: {
+        if (!v.is_number_integer()) break;  // a list, a string, a float: SpecialVocab skips it
+        if (v.is_number_unsigned() ? v.get<uint64_t>() > kMaxInt : (v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxInt)) {
+          return Corrupt(fmt::format("{}: expected a token id (0 to 2^31 - 1), found {}", f.key, Found(v)));
+        }
+        config.ints_.emplace(f.key, v.get<int64_t>());
+        break;
+      }
       case HfConfigKind::kString:
         if (!v.is_string()) return Corrupt(fmt::format("{}: expected a string, found {}", f.key, Found(v)));
         config.strings_.emplace(f.key, v.get<std::string>());
+        break;
+      case HfConfigKind::kBool:
+        if (!v.is_boolean()) return Corrupt(fmt::format("{}: expected true or false, found {}", f.key, Found(v)));
+        config.bools_.emplace(f.key, v.get<bool>());
         break;
     }
   }

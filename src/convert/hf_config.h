@@ -28,7 +28,13 @@ enum class HfConfigKind {
   kPositiveInt,    // an integer in [1, 2^31 - 1]
   kPositiveFloat,  // a finite number > 0
   kString,
+  kBool,
+  // A special token id as gguf-py's SpecialVocab reads it from config.json:
+  // an integer >= 0 is taken, a negative one refused, any other value
+  // ignored (Llama 3.1 writes a list of eos ids; SpecialVocab skips it).
+  kTokenId,
 };
+// A key is a dotted path into nested objects ("rope_parameters.rope_theta").
 struct HfConfigField {
   std::string_view key;
   HfConfigKind kind;
@@ -47,19 +53,25 @@ class HfModelConfig {
   std::string model_type;    // e.g. "bert"
 
   // The value of an integer key of the table (a positive integer below
-  // 2^31); kNotFound "config.json has no 'key'" when absent. A key that is
-  // not in the table's integer rows is a bug (TRIT_CHECK).
+  // 2^31, or for the *_token_id keys an id >= 0); kNotFound "config.json
+  // has no 'key'" when absent (or, for a token id, not an integer). A key
+  // that is not in the table's integer rows is a bug (TRIT_CHECK).
   Expected<int64_t> Int(std::string_view key) const;
   // The value of a float key of the table (a finite number > 0).
   Expected<double> Float(std::string_view key) const;
   // The value of a string key of the table.
   Expected<std::string> String(std::string_view key) const;
+  // The value of a boolean key of the table.
+  Expected<bool> Bool(std::string_view key) const;
+  // A dotted key ("rope_parameters.rope_theta") names a member of a nested
+  // object; a key whose value (or any parent's) is null counts as absent.
 
  private:
   friend Expected<HfModelConfig> ParseHfConfig(std::string_view json_text);
   std::map<std::string, int64_t, std::less<>> ints_;
   std::map<std::string, double, std::less<>> floats_;
   std::map<std::string, std::string, std::less<>> strings_;
+  std::map<std::string, bool, std::less<>> bools_;
 };
 
 // Parses config.json's text. Errors are kCorrupt and name the key: not JSON,

@@ -13,6 +13,7 @@
 
 #include "convert/hf_architecture.h"
 #include "convert/hf_tensor_data.h"
+#include "convert/hf_tensor_transform.h"
 #include "convert/quantize_plan.h"
 #include "formats/gguf/writer.h"
 #include "formats/safetensors/safetensors_index.h"
@@ -36,21 +37,65 @@ std::string DirectoryName(const std::string& dir) {
   return p.filename().string();
 }
 
-Expected<tokenizer::HfTokenizer> ReadTokenizer(const std::string& dir) {
+// gguf-py's SpecialVocab takes config.json's <type>_token_id (text_config's
+// when the top level has none) for every special id tokenizer.json and
+// tokenizer_config.json did not give: Gemma 3's tokenizer.json names <bos>
+// and <eos> at ids past tokenizer.model's pieces, which it skips, and
+// config.json's bos_token_id 2 / eos_token_id 1 fill them. An id past the
+// vocabulary is skipped too (SpecialVocab skips it for SentencePiece
+// vocabularies; for tokenizer.json ones it writes it, but no runtime can use
+// it and WriteHfTokenizerMetadata refuses it).
+void FillSpecialIdsFromConfig(const HfModelConfig& config, tokenizer::HfTokenizer* tok) {
+  const std::pair<const char*, std::optional<int32_t>*> ids[] = {
+      {"bos", &tok->special.bos}, {"eos", &tok->special.eos}, {"unk", &tok->special.unk},
+      {"sep", &tok->special.sep}, {"pad", &tok->special.pad}, {"cls", &tok->special.cls},
+      {"mask", &tok->special.mask},
+  };
+  for (const auto& [type, id] : ids) {
+    if (id->has_value()) continue;
+    Expected<int64_t> v = config.Int(fmt::format("{}_token_id", type));
+    if (!v.ok()) v = config.Int(fmt::format("text_config.{}_token_id", type));
+    if (v.ok() && static_cast<uint64_t>(*v) < tok->tokens.size()) *id = static_cast<int32_t>(*v);
+  }
+}
+
+// The vocabulary: tokenizer.model for architectures whose llama.cpp class
+// reads SentencePiece first (then tokenizer.json is optional, for the
+// special tokens), else tokenizer.json.
+Expected<tokenizer::HfTokenizer> ReadTokenizer(const std::string& dir, const HfArchitecture& arch,
+                                               const HfModelConfig& config) {
   const std::filesystem::path root(dir);
   const std::string json_path = (root / "tokenizer.json").string();
-  Expected<std::string> json = ReadHfTextFile(json_path);
-  if (!json.ok()) return json.status();
+  const std::string spm_path = (root / "tokenizer.model").string();
+  std::error_code ec;
+  const bool spm = arch.vocab_source == HfVocabSource::kSentencePieceFirst && std::filesystem::exists(spm_path, ec);
+  std::string json_text;
+  if (!spm || std::filesystem::exists(json_path, ec)) {
+    Expected<std::string> json = ReadHfTextFile(json_path);
+    if (!json.ok()) return json.status();
+    json_text = std::move(json).value();
+  }
   std::string config_text;
   const std::string config_path = (root / "tokenizer_config.json").string();
-  std::error_code ec;
   if (std::filesystem::exists(config_path, ec)) {
     Expected<std::string> text = ReadHfTextFile(config_path);
     if (!text.ok()) return text.status();
     config_text = std::move(text).value();
   }
-  Expected<tokenizer::HfTokenizer> tok = tokenizer::ParseHfTokenizer(*json, config_text);
+  if (spm) {
+    Expected<std::string> model = ReadHfTextFile(spm_path);
+    if (!model.ok()) return model.status();
+    Expected<int64_t> n_vocab = config.Int("vocab_size");
+    Expected<tokenizer::HfTokenizer> tok = tokenizer::ParseSentencePieceTokenizer(
+        *model, json_text, config_text, n_vocab.ok() ? static_cast<size_t>(*n_vocab) : 0);
+    if (!tok.ok()) return tok.status().WithContext(spm_path);
+    if (arch.spm_no_space_prefix) tok->add_space_prefix = false;
+    FillSpecialIdsFromConfig(config, &*tok);
+    return tok;
+  }
+  Expected<tokenizer::HfTokenizer> tok = tokenizer::ParseHfTokenizer(json_text, config_text);
   if (!tok.ok()) return tok.status().WithContext(json_path);
+  FillSpecialIdsFromConfig(config, &*tok);
   return tok;
 }
 
@@ -141,7 +186,7 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
   report.name = DirectoryName(dir);
   report.pooling = info.pooling;
 
-  Expected<tokenizer::HfTokenizer> tok = ReadTokenizer(dir);
+  Expected<tokenizer::HfTokenizer> tok = ReadTokenizer(dir, *arch, info.config);
   if (!tok.ok()) return tok.status();
   report.n_vocab = tok->tokens.size();
   if (Expected<int64_t> n_vocab = info.config.Int("vocab_size");
@@ -184,8 +229,22 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     out.gguf_shape.assign(m.spec->shape.rbegin(), m.spec->shape.rend());
     out.to = GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
     const safetensors::ShardTensor source = m.source;
-    auto fill = [source, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
-      if (Status s = ConvertElements(source.tensor->dtype, source.Data(), out.to, bytes); !s.ok()) {
+    const HfTensorSpec* spec = m.spec;
+    auto fill = [source, spec, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      // llama.cpp's value changes (rope permutation, Gemma's 1 + w) happen
+      // before the type conversion, in the dtype its modify_tensors sees.
+      safetensors::Dtype dtype = source.tensor->dtype;
+      std::span<const uint8_t> data = source.Data();
+      TransformedTensor changed;
+      if (spec->transform != HfTransform::kNone) {
+        Expected<TransformedTensor> t =
+            TransformTensor(spec->transform, spec->n_rope_heads, dtype, spec->shape, data);
+        if (!t.ok()) return t.status();
+        changed = std::move(t).value();
+        dtype = changed.dtype;
+        data = changed.bytes;
+      }
+      if (Status s = ConvertElements(dtype, data, out.to, bytes); !s.ok()) {
         return s.WithContext(fmt::format("from '{}'", out.hf_name));  // the writer names the GGUF tensor
       }
       out.out_bytes = bytes.size();

@@ -7,11 +7,13 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <array>
 #include <unordered_map>
 #include <utility>
 
 #include "base/json_nesting.h"
+#include "tokenizer/sentencepiece_model.h"
 
 namespace trit::tokenizer {
 namespace {
@@ -294,6 +296,11 @@ void ReadSpecials(const Json& root, const Json& config, const std::vector<Entry>
   }
   for (const Json* p : processors) {
     const std::string type = StringOr(*p, "type", "");
+    if (type == "ByteLevel") {  // SpecialVocab: adds neither bos nor eos unless something else says so
+      if (!out->add_bos) out->add_bos = false;
+      if (!out->add_eos) out->add_eos = false;
+      continue;
+    }
     if (type == "RobertaProcessing") {
       out->add_bos = out->add_eos = out->add_sep = true;
       auto first_of = [&](const char* key) {
@@ -464,6 +471,86 @@ Expected<HfTokenizer> ParseHfTokenizer(std::string_view tokenizer_json, std::str
     // A getter on an unexpected type; every field is checked first, so this is a bug's safety net.
     return Error(ErrorCode::kCorrupt, "tokenizer.json: {}", e.what());
   }
+}
+
+}  // namespace trit::tokenizer
+
+namespace trit::tokenizer {
+
+Expected<HfTokenizer> ParseSentencePieceTokenizer(std::string_view model_proto, std::string_view tokenizer_json,
+                                                  std::string_view tokenizer_config_json, size_t n_vocab) {
+  Expected<std::vector<SentencePiece>> pieces = ParseSentencePieceModel(model_proto);
+  if (!pieces.ok()) return pieces.status();
+  Json config = Json::object();
+  if (!tokenizer_config_json.empty()) {
+    Expected<Json> c = ParseJson(tokenizer_config_json, "tokenizer_config.json");
+    if (!c.ok()) return c.status();
+    config = std::move(c).value();
+  }
+  HfTokenizer out;
+  out.model = "llama";
+  out.pre = "default";
+  if (n_vocab == 0) n_vocab = pieces->size();
+  out.tokens.resize(n_vocab);
+  out.scores.assign(n_vocab, -10000.0f);
+  out.token_types.assign(n_vocab, 5);  // unused
+  for (size_t id = 0; id < n_vocab; ++id) out.tokens[id] = fmt::format("[PAD{}]", id);
+  // Pieces past config.json's vocab_size are left out, as llama.cpp does.
+  for (size_t id = 0; id < pieces->size() && id < n_vocab; ++id) {
+    out.tokens[id] = (*pieces)[id].piece;
+    out.scores[id] = (*pieces)[id].score;
+    // _create_vocab_sentencepiece asks IsUnknown / IsControl / IsUnused /
+    // IsByte only: a user-defined piece (Gemma's <start_of_turn>) stays
+    // normal unless added_tokens_decoder below retypes it.
+    const int32_t type = (*pieces)[id].type;
+    out.token_types[id] = type == kUserDefined ? kNormal : type;
+  }
+  try {
+    auto decoder = config.find("added_tokens_decoder");
+    if (decoder != config.end() && decoder->is_object()) {
+      for (auto it = decoder->begin(); it != decoder->end(); ++it) {
+        const std::string field = fmt::format("tokenizer_config.json: added_tokens_decoder[{}]", Json(it.key()).dump());
+        size_t id = 0;
+        const auto [end, ec] = std::from_chars(it.key().data(), it.key().data() + it.key().size(), id);
+        if (ec != std::errc() || end != it.key().data() + it.key().size()) {
+          return Error(ErrorCode::kCorrupt, "{}: the key is not a token id", field);
+        }
+        if (id >= n_vocab) continue;  // llama.cpp ignores (with a warning) ids past the vocabulary
+        const std::string content = StringOr(it.value(), "content", "");
+        if (content.empty()) return Error(ErrorCode::kCorrupt, "{}: no content", field);
+        if (BoolOr(it.value(), "special", false) || LooksSpecial(content)) {
+          out.token_types[id] = kControl;
+          out.tokens[id] = content;
+        } else {
+          out.token_types[id] = kUserDefined;
+          out.tokens[id] = ReplaceAll(content, "\xE2\x96\x81", " ");
+        }
+        out.scores[id] = -1000.0f;
+      }
+    }
+    const auto space = config.find("add_prefix_space");
+    if (space != config.end() && space->is_boolean()) out.add_space_prefix = space->get<bool>();
+    if (!tokenizer_json.empty()) {
+      Expected<Json> root = ParseJson(tokenizer_json, "tokenizer.json");
+      if (!root.ok()) return root.status();
+      std::vector<Entry> entries;
+      std::unordered_map<std::string, int32_t> model_vocab;
+      Expected<const Json*> model = OptionalObject(*root, "model", "model");
+      if (!model.ok()) return model.status();
+      if (*model == nullptr) return Error(ErrorCode::kCorrupt, "tokenizer.json: model: missing");
+      if (Status s = ReadVocab(*root, **model, &entries, &model_vocab); !s.ok()) return s.WithContext("tokenizer.json");
+      ReadSpecials(*root, config, entries, &out);
+      // SpecialVocab skips an id past the vocabulary (Gemma's tokenizer.json
+      // adds tokens beyond tokenizer.model's); it is left unset here.
+      for (std::optional<int32_t>* id : {&out.special.bos, &out.special.eos, &out.special.unk, &out.special.sep,
+                                         &out.special.pad, &out.special.cls, &out.special.mask}) {
+        if (id->has_value() && static_cast<size_t>(**id) >= n_vocab) id->reset();
+      }
+    }
+  } catch (const Json::exception& e) {
+    return Error(ErrorCode::kCorrupt, "tokenizer_config.json: {}", e.what());
+  }
+  return out;
 }
 
 }  // namespace trit::tokenizer

@@ -27,14 +27,16 @@ struct HfSpecialIds {
 };
 
 struct HfTokenizer {
-  std::string model;                // tokenizer.ggml.model: "bert" or "gpt2"
+  std::string model;                // tokenizer.ggml.model: "bert", "gpt2" or "llama" (SentencePiece)
   std::string pre;                  // tokenizer.ggml.pre
   std::vector<std::string> tokens;  // (n_vocab) in id order, as written: WordPiece in llama.cpp's
                                     // "phantom space" form ("##ing" -> "ing", "play" -> "▁play", "[CLS]" kept)
   std::vector<int32_t> token_types;  // (n_vocab) gguf TokenType: 1 normal, 3 control, 4 user-defined
   std::vector<std::string> merges;   // gpt2 only: "a b", a space inside a token written as U+0120
   HfSpecialIds special;
+  std::vector<float> scores;         // llama only: (n_vocab) SentencePiece scores
   std::optional<bool> add_bos, add_eos, add_sep;  // written only when derived
+  std::optional<bool> add_space_prefix;           // llama only: written when set
   bool lowercase = false;  // WordPiece: the normalizer lowercases (BertNormalizer.lowercase / Lowercase)
 };
 
@@ -45,8 +47,20 @@ struct HfTokenizer {
 // concatenation are in model.vocab, a pre-tokenizer trit can name (gpt2).
 Expected<HfTokenizer> ParseHfTokenizer(std::string_view tokenizer_json, std::string_view tokenizer_config_json);
 
+// A SentencePiece vocabulary as llama.cpp's _create_vocab_sentencepiece
+// reads it: the pieces of tokenizer.model (bytes of its ModelProto) with
+// their scores and types (a user-defined piece read as normal: llama.cpp
+// asks only IsUnknown, IsControl, IsUnused, IsByte), padded to `n_vocab` with "[PAD<id>]" (score
+// -10000, unused), added_tokens_decoder of tokenizer_config.json applied,
+// and the special ids and add_* flags found in tokenizer.json (may be empty)
+// and tokenizer_config.json as gguf-py's SpecialVocab finds them.
+// add_space_prefix: tokenizer_config.json's add_prefix_space when a boolean.
+// Errors name the field (a piece's index, the wire offset of a bad record).
+Expected<HfTokenizer> ParseSentencePieceTokenizer(std::string_view model_proto, std::string_view tokenizer_json,
+                                                  std::string_view tokenizer_config_json, size_t n_vocab);
+
 // Writes the tokenizer.ggml.* keys of `tok` to `writer`: model, pre, tokens,
-// token_type, merges (gpt2), the special token ids that are set and the
+// token_type, merges (gpt2), scores and add_space_prefix (llama), the special token ids that are set and the
 // add_*_token flags that were derived. No scores: the converter writes none
 // for these kinds. Refuses (kUnsupported) a WordPiece tokenizer that does not
 // lowercase, since llama.cpp's and trit's WordPiece always lowercase.

@@ -13,7 +13,7 @@ Status WriteHfTokenizerMetadata(const HfTokenizer& tok, gguf::Writer& writer) {
                  "WordPiece tokenizer without a lowercasing normalizer: llama.cpp's and trit's WordPiece always "
                  "lowercase, so cased text would tokenize differently");
   }
-  if (tok.model != "bert" && tok.model != "gpt2") {
+  if (tok.model != "bert" && tok.model != "gpt2" && tok.model != "llama") {
     return Error(ErrorCode::kInvalidArgument, "tokenizer model '{}' is not one ParseHfTokenizer produces", tok.model);
   }
   if (tok.tokens.empty() || tok.token_types.size() != tok.tokens.size()) {
@@ -27,6 +27,16 @@ Status WriteHfTokenizerMetadata(const HfTokenizer& tok, gguf::Writer& writer) {
   if (Status s = set("tokenizer.ggml.token_type", gguf::Value(gguf::Array::Of(gguf::ValueType::kInt32, tok.token_types)));
       !s.ok()) {
     return s;
+  }
+  if (tok.model == "llama") {
+    if (tok.scores.size() != tok.tokens.size()) {
+      return Error(ErrorCode::kInvalidArgument, "tokenizer: {} tokens and {} scores, expected as many",
+                   tok.tokens.size(), tok.scores.size());
+    }
+    if (Status s = set("tokenizer.ggml.scores", gguf::Value(gguf::Array::Of(gguf::ValueType::kFloat32, tok.scores)));
+        !s.ok()) {
+      return s;
+    }
   }
   if (tok.model == "gpt2") {
     if (Status s = set("tokenizer.ggml.merges", gguf::Value(gguf::Array::OfStrings(tok.merges))); !s.ok()) return s;
@@ -48,10 +58,11 @@ Status WriteHfTokenizerMetadata(const HfTokenizer& tok, gguf::Writer& writer) {
     }
     if (Status s = set(key, gguf::Value(static_cast<uint32_t>(**id))); !s.ok()) return s;
   }
-  const std::array<std::pair<const char*, const std::optional<bool>*>, 3> flags = {{
+  const std::array<std::pair<const char*, const std::optional<bool>*>, 4> flags = {{
       {"tokenizer.ggml.add_bos_token", &tok.add_bos},
       {"tokenizer.ggml.add_eos_token", &tok.add_eos},
       {"tokenizer.ggml.add_sep_token", &tok.add_sep},
+      {"tokenizer.ggml.add_space_prefix", &tok.add_space_prefix},
   }};
   for (const auto& [key, flag] : flags) {
     if (!flag->has_value()) continue;

@@ -30,11 +30,12 @@ TEST_F(ConvertCommandTest, NotADirectoryIsAUsageError) {
 }
 
 TEST_F(ConvertCommandTest, UnsupportedArchitectureAndTypeAreNamed) {
-  std::ofstream(dir_ + "/config.json") << R"({"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3"})";
+  std::ofstream(dir_ + "/config.json") << R"({"architectures": ["MistralForCausalLM"], "model_type": "mistral"})";
   RunResult r = RunTrit({"convert", dir_, dir_ + "/out.gguf"});
   ASSERT_FALSE(r.signaled);
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.err.find("architecture 'Qwen3ForCausalLM' is not one trit converts yet; supported: BertModel"),
+  EXPECT_NE(r.err.find("architecture 'MistralForCausalLM' is not one trit converts yet; supported: BertModel, "
+                       "BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir_ + "/out.gguf"));

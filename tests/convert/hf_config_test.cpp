@@ -76,9 +76,11 @@ TEST(HfConfigTest, RefusesWrongTypesAndRangesNamingTheKey) {
 TEST(HfConfigTest, EveryTableKeyIsCheckedByItsKind) {
   // Each key of HfConfigFields: a value of its kind reads back through its
   // getter; a string where a number belongs, or a number where a string does, is refused by name.
-  ASSERT_EQ(HfConfigFields().size(), 9u);
+  // Dotted keys are paths into nested objects (tested with the decoders' configs).
+  ASSERT_GE(HfConfigFields().size(), 9u);
   for (const HfConfigField& f : HfConfigFields()) {
     const std::string key(f.key);
+    if (key.find('.') != std::string::npos) continue;
     switch (f.kind) {
       case HfConfigKind::kPositiveInt:
         EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 7"))->Int(key), 7) << key;
@@ -94,8 +96,29 @@ TEST(HfConfigTest, EveryTableKeyIsCheckedByItsKind) {
         EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": \"x\""))->String(key), "x") << key;
         EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": 7")), key + ": expected a string, found 7");
         break;
+      case HfConfigKind::kBool:
+        EXPECT_TRUE(*ParseHfConfig(ConfigWith("\"" + key + "\": true"))->Bool(key)) << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": 1")), key + ": expected true or false, found 1");
+        break;
+      case HfConfigKind::kTokenId:
+        EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 0"))->Int(key), 0) << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": -2")), key + ": expected a token id (0 to 2^31 - 1), found -2");
+        break;
     }
   }
+}
+
+// SpecialVocab's reading: an id >= 0 is taken (0 included), a non-integer
+// skipped (Llama 3.1's eos list), a negative one refused.
+TEST(HfConfigTest, TokenIdsAreReadAsSpecialVocabReadsThem) {
+  Expected<HfModelConfig> c = ParseHfConfig(ConfigWith(
+      R"("pad_token_id": 0, "bos_token_id": 128000, "eos_token_id": [128001, 128009], "text_config": {"unk_token_id": 3})"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(*c->Int("pad_token_id"), 0);
+  EXPECT_EQ(*c->Int("bos_token_id"), 128000);
+  EXPECT_EQ(c->Int("eos_token_id").status().message(), "config.json has no 'eos_token_id'");
+  EXPECT_EQ(*c->Int("text_config.unk_token_id"), 3);
+  EXPECT_EQ(ErrorOf(ConfigWith(R"("eos_token_id": -1)")), "eos_token_id: expected a token id (0 to 2^31 - 1), found -1");
 }
 
 TEST(HfConfigTest, PoolingModuleIsFoundByType) {

@@ -377,10 +377,11 @@ TEST_F(HfToGgufTest, RefusesMissingTensorsWrongShapesAndDtypes) {
 }
 
 TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
-  WriteText(dir_.File("config.json"), R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama"})");
+  WriteText(dir_.File("config.json"), R"({"architectures": ["MistralForCausalLM"], "model_type": "mistral"})");
   const std::string config = dir_.File("config.json");
-  EXPECT_EQ(FailureOf(), config + ": architecture 'LlamaForCausalLM' is not one trit converts yet; supported: "
-                                  "BertModel, BertForMaskedLM");
+  EXPECT_EQ(FailureOf(), config + ": architecture 'MistralForCausalLM' is not one trit converts yet; supported: "
+                                  "BertModel, BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, "
+                                  "Gemma3ForCausalLM");
   std::filesystem::remove(config);
   EXPECT_EQ(FailureOf(), config + ": no such file; a Hugging Face model directory has a config.json");
 

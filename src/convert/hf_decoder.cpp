@@ -1,0 +1,183 @@
+// The shared decoder table and keys (hf_decoder.h says where each comes from).
+#include "convert/hf_decoder.h"
+
+#include <fmt/format.h>
+
+namespace trit::convert {
+namespace {
+
+Status ReadInt(const HfModelConfig& c, std::string_view key, std::optional<int64_t> fallback, int64_t* out,
+               bool* present = nullptr) {
+  Expected<int64_t> v = c.Int(key);
+  if (present != nullptr) *present = v.ok();
+  if (v.ok()) {
+    *out = *v;
+    return Status::Ok();
+  }
+  if (v.status().code() != ErrorCode::kNotFound || !fallback) return v.status();
+  *out = *fallback;
+  return Status::Ok();
+}
+
+gguf::Value U32(int64_t v) { return gguf::Value(static_cast<uint32_t>(v)); }  // each < 2^31 (hf_config.cpp)
+
+// The first of `keys` that config.json has.
+std::optional<double> FirstFloat(const HfModelConfig& c, std::initializer_list<std::string_view> keys) {
+  for (std::string_view k : keys) {
+    if (Expected<double> v = c.Float(k); v.ok()) return *v;
+  }
+  return std::nullopt;
+}
+std::optional<std::string> FirstString(const HfModelConfig& c, std::initializer_list<std::string_view> keys) {
+  for (std::string_view k : keys) {
+    if (Expected<std::string> v = c.String(k); v.ok()) return *v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Expected<HfDecoderDims> ReadDecoderDims(const HfModelConfig& c, const HfDecoderDefaults& defaults) {
+  HfDecoderDims d;
+  const struct {
+    std::string_view key;
+    std::optional<int64_t> fallback;
+    int64_t* out;
+    bool* present;
+  } ints[] = {
+      {"vocab_size", std::nullopt, &d.n_vocab, nullptr},
+      {"hidden_size", std::nullopt, &d.n_embd, nullptr},
+      {"intermediate_size", std::nullopt, &d.n_ff, nullptr},
+      {"num_hidden_layers", std::nullopt, &d.n_layer, nullptr},
+      {"max_position_embeddings", defaults.n_ctx, &d.n_ctx, nullptr},
+      {"num_attention_heads", defaults.n_head, &d.n_head, nullptr},
+  };
+  for (const auto& f : ints) {
+    if (Status s = ReadInt(c, f.key, f.fallback, f.out, f.present); !s.ok()) return s;
+  }
+  // Without num_key_value_heads (older Llama configs) every head has its own k and v.
+  if (Status s = ReadInt(c, "num_key_value_heads", defaults.n_head_kv.value_or(d.n_head), &d.n_head_kv,
+                         &d.has_head_kv);
+      !s.ok()) {
+    return s;
+  }
+  if (defaults.n_head_kv) d.has_head_kv = true;
+  if (d.n_embd % d.n_head != 0 && !c.Int("head_dim").ok()) {
+    return Error(ErrorCode::kCorrupt, "config.json: hidden_size {} is not a multiple of num_attention_heads {}",
+                 d.n_embd, d.n_head);
+  }
+  if (Status s = ReadInt(c, "head_dim", defaults.head_dim.value_or(d.n_embd / d.n_head), &d.head_dim,
+                         &d.has_head_dim);
+      !s.ok()) {
+    return s;
+  }
+  if (defaults.head_dim) d.has_head_dim = true;
+  if (d.n_head % d.n_head_kv != 0) {
+    return Error(ErrorCode::kCorrupt, "config.json: num_attention_heads {} is not a multiple of num_key_value_heads {}",
+                 d.n_head, d.n_head_kv);
+  }
+  Expected<bool> tied = c.Bool("tie_word_embeddings");
+  if (!tied.ok() && tied.status().code() != ErrorCode::kNotFound) return tied.status();
+  // transformers' PretrainedConfig default is true.
+  d.tied = tied.ok() ? *tied : true;
+  return d;
+}
+
+Expected<std::vector<HfTensorSpec>> DecoderTensors(const HfModelInfo& info, const HfDecoderVariant& v,
+                                                   const HfDecoderDefaults& defaults) {
+  Expected<HfDecoderDims> dims = ReadDecoderDims(info.config, defaults);
+  if (!dims.ok()) return dims.status();
+  const HfDecoderDims& d = *dims;
+  const HfTransform norm = v.norm_plus_one ? HfTransform::kAddOne : HfTransform::kNone;
+  const int64_t q_out = d.n_head * d.head_dim, kv_out = d.n_head_kv * d.head_dim;
+  std::vector<HfTensorSpec> out = {{"model.embed_tokens.weight", "token_embd.weight", {d.n_vocab, d.n_embd}}};
+  for (int64_t il = 0; il < d.n_layer; ++il) {
+    const std::string hf = fmt::format("model.layers.{}.", il);
+    const std::string gg = fmt::format("blk.{}.", il);
+    auto add = [&](std::string_view h, std::string_view g, std::vector<int64_t> shape,
+                   HfTransform t = HfTransform::kNone, int64_t n_rope_heads = 0) {
+      out.push_back({hf + std::string(h), gg + std::string(g), std::move(shape), t, n_rope_heads});
+    };
+    const HfTransform rope = v.permute_qk ? HfTransform::kPermuteRope : HfTransform::kNone;
+    add("input_layernorm.weight", "attn_norm.weight", {d.n_embd}, norm);
+    add("self_attn.q_proj.weight", "attn_q.weight", {q_out, d.n_embd}, rope, d.n_head);
+    add("self_attn.k_proj.weight", "attn_k.weight", {kv_out, d.n_embd}, rope, d.n_head_kv);
+    add("self_attn.v_proj.weight", "attn_v.weight", {kv_out, d.n_embd});
+    if (v.qkv_bias) {
+      add("self_attn.q_proj.bias", "attn_q.bias", {q_out});
+      add("self_attn.k_proj.bias", "attn_k.bias", {kv_out});
+      add("self_attn.v_proj.bias", "attn_v.bias", {kv_out});
+    }
+    if (v.qk_norm) {
+      add("self_attn.q_norm.weight", "attn_q_norm.weight", {d.head_dim}, norm);
+      add("self_attn.k_norm.weight", "attn_k_norm.weight", {d.head_dim}, norm);
+    }
+    add("self_attn.o_proj.weight", "attn_output.weight", {d.n_embd, q_out});
+    if (v.sandwich_norms) {
+      add("post_attention_layernorm.weight", "post_attention_norm.weight", {d.n_embd}, norm);
+      add("pre_feedforward_layernorm.weight", "ffn_norm.weight", {d.n_embd}, norm);
+      add("post_feedforward_layernorm.weight", "post_ffw_norm.weight", {d.n_embd}, norm);
+    } else {
+      add("post_attention_layernorm.weight", "ffn_norm.weight", {d.n_embd}, norm);
+    }
+    add("mlp.gate_proj.weight", "ffn_gate.weight", {d.n_ff, d.n_embd});
+    add("mlp.up_proj.weight", "ffn_up.weight", {d.n_ff, d.n_embd});
+    add("mlp.down_proj.weight", "ffn_down.weight", {d.n_embd, d.n_ff});
+  }
+  out.push_back({"model.norm.weight", "output_norm.weight", {d.n_embd}, norm});
+  if (!d.tied) out.push_back({"lm_head.weight", "output.weight", {d.n_vocab, d.n_embd}});
+  return out;
+}
+
+std::optional<std::string_view> DecoderDropped(std::string_view name) {
+  if (name.ends_with("rotary_emb.inv_freq")) return "rope frequencies, a buffer that llama.cpp recomputes";
+  return std::nullopt;
+}
+
+Status WriteDecoderMetadata(std::string_view arch, const HfDecoderDims& d, const HfModelConfig& c,
+                            gguf::Writer& w) {
+  auto key = [&](std::string_view k) { return fmt::format("{}.{}", arch, k); };
+  std::vector<std::pair<std::string, gguf::Value>> keys = {
+      {key("block_count"), U32(d.n_layer)},
+      {key("context_length"), U32(d.n_ctx)},
+      {key("embedding_length"), U32(d.n_embd)},
+      {key("feed_forward_length"), U32(d.n_ff)},
+      {key("attention.head_count"), U32(d.n_head)},
+  };
+  if (d.has_head_kv) keys.emplace_back(key("attention.head_count_kv"), U32(d.n_head_kv));
+  const std::optional<std::string> rope_type = FirstString(
+      c, {"rope_parameters.full_attention.rope_type", "rope_parameters.rope_type", "rope_scaling.rope_type",
+          "rope_scaling.type"});
+  if (rope_type && *rope_type != "default") {
+    const std::optional<double> factor =
+        FirstFloat(c, {"rope_parameters.full_attention.factor", "rope_parameters.factor", "rope_scaling.factor"});
+    if (*rope_type != "linear" || !factor) {
+      return Error(ErrorCode::kUnsupported,
+                   "config.json: rope type '{}'{}: trit converts default and linear rope scaling only", *rope_type,
+                   *rope_type == "linear" ? " without a factor" : "");
+    }
+    keys.emplace_back(key("rope.scaling.type"), gguf::Value(std::string("linear")));
+    keys.emplace_back(key("rope.scaling.factor"), gguf::Value(static_cast<float>(*factor)));
+  }
+  if (std::optional<double> theta =
+          FirstFloat(c, {"rope_parameters.full_attention.rope_theta", "rope_parameters.rope_theta", "rope_theta"})) {
+    keys.emplace_back(key("rope.freq_base"), gguf::Value(static_cast<float>(*theta)));
+  }
+  if (std::optional<double> theta =
+          FirstFloat(c, {"rope_parameters.sliding_attention.rope_theta", "rope_local_base_freq"})) {
+    keys.emplace_back(key("rope.freq_base_swa"), gguf::Value(static_cast<float>(*theta)));
+  }
+  Expected<double> eps = c.Float("rms_norm_eps");
+  if (!eps.ok()) return eps.status();
+  keys.emplace_back(key("attention.layer_norm_rms_epsilon"), gguf::Value(static_cast<float>(*eps)));
+  if (d.has_head_dim) {
+    keys.emplace_back(key("attention.key_length"), U32(d.head_dim));
+    keys.emplace_back(key("attention.value_length"), U32(d.head_dim));
+  }
+  for (auto& [k, value] : keys) {
+    if (Status s = w.SetMetadata(k, std::move(value)); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace trit::convert

@@ -1,0 +1,108 @@
+// `trit convert` on the tiny llama / qwen2 / qwen3 / gemma3 checkpoints of
+// tests/data/hf/ (random bf16 weights, made by make_checkpoints.py), checked
+// against what llama.cpp's convert_hf_to_gguf.py wrote for the same
+// directories with --outtype f16 (expected_f16.json, made by
+// make_expected.py): the same tensors (name, GGUF shape, type, sha256 of the
+// bytes) and the same metadata keys and values, general.name and
+// general.size_label aside (provenance).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "base/sha256.h"
+#include "convert/hf_to_gguf.h"
+#include "formats/gguf/reader.h"
+
+namespace trit::convert {
+namespace {
+
+using Json = nlohmann::json;
+
+std::string DataDir(const std::string& arch) { return std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/" + arch; }
+
+// A metadata value as gguf-py's field.contents() writes it in JSON.
+Json ToJson(const gguf::Value& v) {
+  if (const auto* s = v.get_if<std::string>()) return *s;
+  if (const auto* b = v.get_if<bool>()) return *b;
+  if (const auto* u = v.get_if<uint32_t>()) return *u;
+  if (const auto* f = v.get_if<float>()) return *f;
+  if (const auto* a = v.get_if<gguf::Array>()) {
+    Json out = Json::array();
+    for (size_t i = 0; i < a->size(); ++i) {
+      switch (a->element_type) {
+        case gguf::ValueType::kString: out.push_back(a->strings[i]); break;
+        case gguf::ValueType::kInt32: out.push_back(a->At<int32_t>(i)); break;
+        case gguf::ValueType::kFloat32: out.push_back(a->At<float>(i)); break;
+        default: return "unexpected array type";
+      }
+    }
+    return out;
+  }
+  return "unexpected value type";
+}
+
+// Floats compare as float32 (the file's type), everything else exactly.
+bool SameValue(const Json& ours, const Json& ref) {
+  if (ours.is_array() && ref.is_array()) {
+    if (ours.size() != ref.size()) return false;
+    for (size_t i = 0; i < ours.size(); ++i) {
+      if (!SameValue(ours[i], ref[i])) return false;
+    }
+    return true;
+  }
+  if (ours.is_number_float() || ref.is_number_float()) {
+    return ours.is_number() && ref.is_number() && static_cast<float>(ours.get<double>()) == static_cast<float>(ref.get<double>());
+  }
+  return ours == ref;
+}
+
+class HfConvertDecodersTest : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
+  const std::string arch = GetParam();
+  const std::string out = ::testing::TempDir() + "hf_decoder_" + arch + "_" + std::to_string(getpid()) + ".gguf";
+  Expected<HfConvertReport> report = ConvertHfToGguf(DataDir(arch), out, {});
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->gguf_arch, arch);
+  std::ifstream in(DataDir(arch) + "/expected_f16.json");
+  ASSERT_TRUE(in) << "no expected_f16.json for " << arch;
+  const Json expected = Json::parse(in);
+  Expected<gguf::File> f = gguf::File::Open(out);
+  ASSERT_TRUE(f.ok()) << f.status().message();
+
+  std::set<std::string> ours_tensors;
+  for (const gguf::TensorInfo& t : f->tensors()) {
+    ours_tensors.insert(t.name);
+    ASSERT_TRUE(expected["tensors"].contains(t.name)) << arch << ": tensor " << t.name << " not in llama.cpp's file";
+    const Json& e = expected["tensors"][t.name];
+    EXPECT_EQ(Json(t.shape), e["shape"]) << t.name;
+    EXPECT_EQ(std::string(t.type->name), e["type"].get<std::string>() == "F16" ? "f16" : "f32") << t.name;
+    EXPECT_EQ(Sha256Hex(f->TensorData(t)), e["sha256"].get<std::string>()) << arch << ": bytes of " << t.name;
+  }
+  EXPECT_EQ(ours_tensors.size(), expected["tensors"].size()) << arch << ": tensor count";
+
+  std::set<std::string> ours_keys;
+  for (const gguf::MetadataEntry& m : f->metadata()) {
+    if (m.key == "general.name") continue;
+    ours_keys.insert(m.key);
+    ASSERT_TRUE(expected["metadata"].contains(m.key)) << arch << ": key " << m.key << " not in llama.cpp's file";
+    EXPECT_TRUE(SameValue(ToJson(m.value), expected["metadata"][m.key]))
+        << arch << ": " << m.key << " = " << ToJson(m.value).dump().substr(0, 200) << ", llama.cpp "
+        << expected["metadata"][m.key].dump().substr(0, 200);
+  }
+  for (const auto& [key, value] : expected["metadata"].items()) {
+    EXPECT_TRUE(ours_keys.contains(key)) << arch << ": llama.cpp writes " << key << " = " << value.dump().substr(0, 100);
+  }
+  std::remove(out.c_str());
+}
+
+INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3"));
+
+}  // namespace
+}  // namespace trit::convert
