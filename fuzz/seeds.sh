@@ -295,3 +295,7 @@ printf '%s' '{"word_embedding_dimension": 384, "pooling_mode_cls_token": false, 
   > "$out/hf_config_fuzz/pooling-mean.json"
 printf '%s' '{"pooling_mode_cls_token": true, "pooling_mode_lasttoken": false, "pooling_mode_weightedmean_tokens": false}' \
   > "$out/hf_config_fuzz/pooling-cls.json"
+# The decoders' configs (nested rope_parameters, token ids, booleans).
+for arch in llama qwen2 qwen3 gemma3; do
+  cp "$repo/tests/data/hf/$arch/config.json" "$out/hf_config_fuzz/$arch-config.json"
+done
