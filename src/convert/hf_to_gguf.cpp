@@ -188,14 +188,22 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
 
   Expected<tokenizer::HfTokenizer> tok = ReadTokenizer(dir, *arch, info.config);
   if (!tok.ok()) return tok.status();
-  report.n_vocab = tok->tokens.size();
-  if (Expected<int64_t> n_vocab = info.config.Int("vocab_size");
-      n_vocab.ok() && static_cast<uint64_t>(*n_vocab) != tok->tokens.size()) {
-    return Error(ErrorCode::kUnsupported,
-                 "tokenizer.json has {} tokens but config.json's vocab_size is {}; padding the vocabulary is not "
-                 "implemented yet",
-                 tok->tokens.size(), *n_vocab);
+  if (Expected<int64_t> n_vocab = info.config.Int("vocab_size"); n_vocab.ok()) {
+    const size_t want = static_cast<size_t>(*n_vocab);
+    if (tok->tokens.size() > want) {
+      return Error(ErrorCode::kCorrupt, "tokenizer.json has {} tokens, more than config.json's vocab_size {}",
+                   tok->tokens.size(), want);
+    }
+    // Embedding matrices are often rounded up past the tokenizer (Qwen2:
+    // 151,936 rows for 151,665 tokens): llama.cpp's get_vocab_base names
+    // each id without a token "[PAD<id>]", typed unused.
+    for (size_t id = tok->tokens.size(); id < want; ++id) {
+      tok->tokens.push_back(fmt::format("[PAD{}]", id));
+      tok->token_types.push_back(5);  // UNUSED
+      if (!tok->scores.empty()) tok->scores.push_back(-10000.0f);
+    }
   }
+  report.n_vocab = tok->tokens.size();
 
   Expected<std::vector<HfTensorSpec>> specs = arch->tensors(info);
   if (!specs.ok()) return specs.status();

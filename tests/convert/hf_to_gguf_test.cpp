@@ -401,10 +401,34 @@ TEST_F(HfToGgufTest, RefusesConfigThatBertCannotRun) {
   EXPECT_EQ(FailureOf(), "config.json: hidden_act 'relu': llama.cpp's BERT computes 'gelu' only");
   WriteText(dir_.File("config.json"), R"({"architectures": ["BertModel"], "model_type": "bert",
     "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8, "type_vocab_size": 2,
-    "max_position_embeddings": 6, "vocab_size": 12, "layer_norm_eps": 1e-12, "hidden_act": "gelu"})");
-  EXPECT_EQ(FailureOf(),
-            "tokenizer.json has 11 tokens but config.json's vocab_size is 12; padding the vocabulary is not "
-            "implemented yet");
+    "max_position_embeddings": 6, "vocab_size": 10, "layer_norm_eps": 1e-12, "hidden_act": "gelu"})");
+  EXPECT_EQ(FailureOf(), "tokenizer.json has 11 tokens, more than config.json's vocab_size 10");
+}
+
+// An embedding rounded up past the tokenizer: the ids without a token are
+// "[PAD<id>]", typed unused (5), as llama.cpp's get_vocab_base writes them.
+TEST_F(HfToGgufTest, PadsTheVocabularyToConfigsVocabSize) {
+  WriteText(dir_.File("config.json"), R"({"architectures": ["BertModel"], "model_type": "bert",
+    "hidden_size": 4, "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 8, "type_vocab_size": 2,
+    "max_position_embeddings": 6, "vocab_size": 13, "layer_norm_eps": 1e-12, "hidden_act": "gelu"})");
+  std::vector<TestTensor> t = TinyBert();
+  t[0] = F32("embeddings.word_embeddings.weight", {13, 4}, 1);
+  WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(t));
+  Expected<HfConvertReport> r = ConvertHfToGguf(dir_.dir(), Out(), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->n_vocab, 13u);
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok());
+  Expected<const gguf::Array*> tokens = f->GetArray("tokenizer.ggml.tokens");
+  Expected<const gguf::Array*> types = f->GetArray("tokenizer.ggml.token_type");
+  ASSERT_TRUE(tokens.ok() && types.ok());
+  ASSERT_EQ((*tokens)->size(), 13u);
+  EXPECT_EQ((*tokens)->strings[10], "\u2581!");  // WordPiece words as llama.cpp writes them
+  EXPECT_EQ((*tokens)->strings[11], "[PAD11]");
+  EXPECT_EQ((*tokens)->strings[12], "[PAD12]");
+  EXPECT_EQ((*types)->At<int32_t>(11), 5);
+  EXPECT_EQ((*types)->At<int32_t>(10), 1);
+  EXPECT_EQ(f->FindTensor("token_embd.weight")->shape, (std::vector<int64_t>{4, 13}));
 }
 
 }  // namespace
