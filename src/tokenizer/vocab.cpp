@@ -177,6 +177,27 @@ Expected<Vocab> Vocab::FromGguf(const gguf::File& file) {
   }
   v.add_bos_in_file_ = file.Find("tokenizer.ggml.add_bos_token") != nullptr;
 
+  // End of generation: the declared ids plus the texts llama.cpp's loader
+  // takes as ends of a turn (llama-vocab.cpp's EOT, EOM and EOG lists).
+  // It types each control whatever the file says ("control-looking token
+  // ... its type will be overridden"): a converted checkpoint may type
+  // Gemma's <end_of_turn> normal, and must still stop there and not match
+  // it in plain text.
+  static constexpr std::array<std::string_view, 22> kEndTexts = {
+      "<|eot_id|>", "<|im_end|>", "<|end|>", "<|return|>", "<|call|>", "<|flush|>", "<|calls|>",
+      "<end_of_turn>", "<|endoftext|>", "</s>", "<|eom_id|>", "<EOT>", "_<EOT>", "[EOT]", "[EOS]",
+      "<|end_of_text|>", "<end_of_utterance>", "<eos>", "<turn|>", "<|tool_response>",
+      "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>", "[e~["};
+  for (TokenId id : {v.special_.eos, v.special_.eot, v.special_.eom}) {
+    if (id != kNoToken) v.end_of_generation_.push_back(id);
+  }
+  for (std::string_view text : kEndTexts) {
+    const TokenId id = v.Find(text);
+    if (id == kNoToken) continue;
+    v.types_[static_cast<size_t>(id)] = TokenType::kControl;
+    v.end_of_generation_.push_back(id);
+  }
+
   for (TokenId id = 0; id < n_vocab; ++id) {
     const TokenType t = v.type(id);
     if (t == TokenType::kControl || t == TokenType::kUserDefined || t == TokenType::kUnknown) {
@@ -186,17 +207,6 @@ Expected<Vocab> Vocab::FromGguf(const gguf::File& file) {
   std::stable_sort(v.special_by_length_.begin(), v.special_by_length_.end(),
                    [&](TokenId a, TokenId b) { return v.text(a).size() > v.text(b).size(); });
 
-  // End of generation: the declared ids plus control tokens that chat models use to end a turn.
-  static constexpr std::array<std::string_view, 9> kEndTexts = {
-      "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>",
-      "<EOT>", "<|end_of_text|>", "<\xef\xbd\x9c" "end\xe2\x96\x81of\xe2\x96\x81sentence\xef\xbd\x9c>", "<|eom_id|>"};
-  for (TokenId id : {v.special_.eos, v.special_.eot, v.special_.eom}) {
-    if (id != kNoToken) v.end_of_generation_.push_back(id);
-  }
-  for (std::string_view text : kEndTexts) {
-    const TokenId id = v.Find(text);
-    if (id != kNoToken && v.IsControl(id)) v.end_of_generation_.push_back(id);
-  }
   return v;
 }
 

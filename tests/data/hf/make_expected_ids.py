@@ -40,11 +40,11 @@ KNOWN = {
             "'prefix with space if previous is special'); Metaspace prepend_scheme first only to the first section"),
     ("gemma3", SPECIAL_TEXT["gemma3"]): dict(
         ids=[2, 66, 333, 358, 363, 101, 367, 385, 101, 363, 379, 369, 366, 68, 379, 370, 292, 16, 398, 361, 307,
-             367, 66, 361, 266, 101, 367, 385, 101, 363, 379, 369, 366, 68],
+             367, 5],
         why="tokenizer_config.json (transformers 5) has no added_tokens_decoder, so llama.cpp's converter types "
-            "<start_of_turn>/<end_of_turn> normal as tokenizer.model's user-defined pieces: neither is matched as a "
-            "token in text. llama.cpp's loader then retypes <end_of_turn> control (its end-of-turn text list) and "
-            "gives [..., 367, 5] at the end; trit does not retype it yet"),
+            "<start_of_turn>/<end_of_turn> normal as tokenizer.model's user-defined pieces. llama.cpp's loader, and "
+            "trit's, retype <end_of_turn> control (the end-of-turn text list), so it is matched (id 5 at the end); "
+            "<start_of_turn> is not in that list and stays in pieces, where Hugging Face gives id 4"),
 }
 
 for arch, special in SPECIAL_TEXT.items():
