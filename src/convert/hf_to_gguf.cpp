@@ -29,9 +29,11 @@ std::string ShapeText(const std::vector<int64_t>& shape) { return fmt::format("[
 
 // general.name: the directory's own name, as the converter falls back to
 // when no model card names the model.
+// The folder's name as given, a symbolic link not followed ("." is the
+// current folder's name): a link named after the model names the model.
 std::string DirectoryName(const std::string& dir) {
   std::error_code ec;
-  std::filesystem::path p = std::filesystem::weakly_canonical(dir, ec);
+  std::filesystem::path p = std::filesystem::absolute(dir, ec).lexically_normal();
   if (ec) p = std::filesystem::path(dir).lexically_normal();
   if (p.filename().empty()) p = p.parent_path();
   return p.filename().string();

@@ -405,6 +405,22 @@ TEST_F(HfToGgufTest, RefusesConfigThatBertCannotRun) {
   EXPECT_EQ(FailureOf(), "tokenizer.json has 11 tokens, more than config.json's vocab_size 10");
 }
 
+// general.name is the folder's name as given: a symbolic link named after
+// the model names it (the link is not followed to the target's name).
+TEST_F(HfToGgufTest, NameComesFromTheFolderAsGivenNotFollowingALink) {
+  const std::string link = out_.File("all-minilm-l6-v2");
+  std::filesystem::create_directory_symlink(dir_.dir(), link);
+  Expected<HfConvertReport> r = ConvertHfToGguf(link, Out(), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->name, "all-minilm-l6-v2");
+  Expected<gguf::File> f = gguf::File::Open(Out());
+  ASSERT_TRUE(f.ok());
+  EXPECT_EQ(*f->GetString("general.name"), "all-minilm-l6-v2");
+  r = ConvertHfToGguf(link + "/", Out(), {});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->name, "all-minilm-l6-v2");
+}
+
 // An embedding rounded up past the tokenizer: the ids without a token are
 // "[PAD<id>]", typed unused (5), as llama.cpp's get_vocab_base writes them.
 TEST_F(HfToGgufTest, PadsTheVocabularyToConfigsVocabSize) {

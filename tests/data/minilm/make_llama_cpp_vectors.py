@@ -84,7 +84,7 @@ def main():
     commit = ggml_commit()
     doc = {
         "gguf_sha256": sha256(gguf),
-        "gguf_command": "trit convert DIR OUT --type f32",
+        "gguf_command": "trit convert all-minilm-l6-v2 OUT --type f32 (the folder named so: general.name comes from it)",
         "generator": "llama-cpp-python %s (llama.cpp %s)" % (
             llama_cpp.__version__, commit if commit else "commit unknown"),
         "command": "python " + " ".join(shlex.quote(a) for a in
