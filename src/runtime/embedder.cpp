@@ -19,11 +19,8 @@ void NormalizeL2(float* v, int64_t n) {
 
 Expected<std::vector<int32_t>> Embedder::Tokenize(std::string_view text) const {
   std::vector<int32_t> ids = tokenizer_.Encode(text, tokenizer::EncodeOptions{.add_special = true});
-  if (static_cast<int64_t>(ids.size()) > max_tokens()) {
-    return Error(ErrorCode::kInvalidArgument, "input is {} tokens, the model takes at most {}", ids.size(),
-                 max_tokens());
-  }
   if (ids.empty()) return Error(ErrorCode::kInvalidArgument, "input gives no tokens (the model adds none)");
+  if (Status s = CheckIds(ids); !s.ok()) return s;  // the length limit, one message for text and ids
   return ids;
 }
 
