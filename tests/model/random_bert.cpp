@@ -6,6 +6,7 @@
 
 #include "formats/gguf/reader.h"
 #include "formats/gguf/writer.h"
+#include "model/random_model.h"
 
 namespace trit::testing {
 
@@ -46,12 +47,9 @@ Status WriteRandomBert(const RandomBertSpec& spec, const std::string& path) {
   auto add = [&](const std::string& name, int64_t n_cols, int64_t n_rows, float scale, float offset, bool matrix) {
     if (!status.ok() || name == s.skip_tensor) return;
     const std::vector<int64_t> shape = n_rows == 0 ? std::vector<int64_t>{n_cols} : std::vector<int64_t>{n_cols, n_rows};
-    std::vector<float> v(static_cast<size_t>(n_cols * (n_rows == 0 ? 1 : n_rows)));
-    for (float& x : v) x = offset + scale * normal(rng);
-    const quant::TypeInfo& t = quant::GetType(matrix ? s.matrix_type : quant::GgmlType::kF32);
-    std::vector<uint8_t> bytes(v.size() / static_cast<size_t>(t.block_size) * static_cast<size_t>(t.type_size));
-    t.quantize(v.data(), bytes.data(), static_cast<int64_t>(v.size()));
-    status = w.AddTensorData(name, t.type, shape, bytes);
+    const quant::GgmlType type = matrix ? s.matrix_type : quant::GgmlType::kF32;
+    status = w.AddTensorData(name, type, shape,
+                             RandomTensorBytes(type, n_cols * (n_rows == 0 ? 1 : n_rows), scale, offset, rng, normal));
   };
   const int64_t d = s.n_embd;
   const float ws = 1.0f / std::sqrt(static_cast<float>(d));

@@ -52,6 +52,20 @@ RandomModelSpec ArchitecturePreset(const std::string& architecture) {
   return s;
 }
 
+std::vector<uint8_t> RandomTensorBytes(quant::GgmlType type, int64_t n, float scale, float offset,
+                                       std::mt19937_64& rng, std::normal_distribution<float>& normal) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = offset + scale * normal(rng);
+  const quant::TypeInfo& t = quant::GetType(type);
+  std::vector<uint8_t> bytes(static_cast<size_t>(n / t.block_size) * static_cast<size_t>(t.type_size));
+  if (t.quantize != nullptr) {
+    t.quantize(v.data(), bytes.data(), n);
+  } else {  // q2_K, q3_K (no quantizer): random blocks of values of about `scale`
+    quant::testing::RandomBlocks(t.type, n / t.block_size, scale, rng, bytes.data());
+  }
+  return bytes;
+}
+
 Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
   gguf::Writer w;
   const std::string a = s.architecture;
@@ -92,17 +106,9 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
     // n_rows == 0: a vector of n_cols elements.
     if (name == s.wrong_tensor) (n_rows == 0 ? n_cols : n_rows) /= 2;
     const std::vector<int64_t> shape = n_rows == 0 ? std::vector<int64_t>{n_cols} : std::vector<int64_t>{n_cols, n_rows};
-    std::vector<float> v(static_cast<size_t>(n_cols * std::max<int64_t>(n_rows, 1)));
-    for (float& x : v) x = offset + scale * normal(rng);
-    const quant::TypeInfo& t = quant::GetType(matrix ? s.matrix_type : quant::GgmlType::kF32);
-    std::vector<uint8_t> bytes(static_cast<size_t>(v.size() / static_cast<size_t>(t.block_size)) *
-                               static_cast<size_t>(t.type_size));
-    if (t.quantize != nullptr) {
-      t.quantize(v.data(), bytes.data(), static_cast<int64_t>(v.size()));
-    } else {  // q2_K, q3_K (no quantizer): random blocks of values of about `scale`
-      quant::testing::RandomBlocks(t.type, static_cast<int64_t>(v.size()) / t.block_size, scale, rng, bytes.data());
-    }
-    status = w.AddTensorData(name, t.type, shape, bytes);
+    const quant::GgmlType type = matrix ? s.matrix_type : quant::GgmlType::kF32;
+    status = w.AddTensorData(name, type, shape,
+                             RandomTensorBytes(type, n_cols * std::max<int64_t>(n_rows, 1), scale, offset, rng, normal));
   };
   const int64_t hd = s.head_size();
   const float ws = 1.0f / std::sqrt(static_cast<float>(s.n_embd));

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "quant/types.h"
@@ -48,6 +50,12 @@ struct RandomModelSpec {
 RandomModelSpec ArchitecturePreset(const std::string& architecture);
 
 Status WriteRandomModel(const RandomModelSpec& spec, const std::string& path);
+
+// n values offset + scale * normal(rng), as `type`'s bytes (quantized; for
+// types without a quantizer, q2_K and q3_K, random blocks of about `scale`).
+// n is a multiple of the block size. Shared by the random model writers.
+std::vector<uint8_t> RandomTensorBytes(quant::GgmlType type, int64_t n, float scale, float offset,
+                                       std::mt19937_64& rng, std::normal_distribution<float>& normal);
 
 // Writes the model at tied_path (no output.weight) again to untied_path with
 // output.weight = a copy of token_embd.weight: the same logits by another
