@@ -80,3 +80,25 @@ class [[nodiscard]] Expected {
 };
 
 }  // namespace trit
+
+// Returns the Status of `expr` from the enclosing function when it is an
+// error: `TRIT_RETURN_IF_ERROR(cursor.Read(&n));` for
+// `if (Status s = cursor.Read(&n); !s.ok()) return s;`. The enclosing
+// function returns a Status or an Expected<T>.
+#define TRIT_RETURN_IF_ERROR(expr)                                              \
+  do {                                                                          \
+    if (::trit::Status trit_status_ = (expr); !trit_status_.ok()) return trit_status_; \
+  } while (0)
+
+// Evaluates `expr` (an Expected<T>); on an error returns its Status from the
+// enclosing function, else moves the value into `lhs`, which may declare a
+// variable: `TRIT_ASSIGN_OR_RETURN(gguf::File file, gguf::File::Open(path));`.
+// One statement, not an expression: it cannot be the body of an unbraced if.
+#define TRIT_ASSIGN_OR_RETURN(lhs, expr) \
+  TRIT_ASSIGN_OR_RETURN_IMPL_(TRIT_STATUS_CONCAT_(trit_expected_, __LINE__), lhs, expr)
+#define TRIT_STATUS_CONCAT_INNER_(a, b) a##b
+#define TRIT_STATUS_CONCAT_(a, b) TRIT_STATUS_CONCAT_INNER_(a, b)
+#define TRIT_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                                \
+  if (!tmp.ok()) return tmp.status();               \
+  lhs = std::move(tmp).value()

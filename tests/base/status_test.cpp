@@ -49,5 +49,46 @@ TEST(ExpectedTest, MovesValueOut) {
   EXPECT_EQ(s.size(), 100u);
 }
 
+// Helpers for the macros: each step records that it ran, so a test sees
+// where the enclosing function stopped.
+Status Step(bool ok, int* steps) {
+  ++*steps;
+  return ok ? Status::Ok() : Error(ErrorCode::kCorrupt, "step {} failed", *steps);
+}
+
+Status TwoSteps(bool first_ok, int* steps) {
+  TRIT_RETURN_IF_ERROR(Step(first_ok, steps));
+  TRIT_RETURN_IF_ERROR(Step(true, steps));
+  return Status::Ok();
+}
+
+TEST(StatusMacrosTest, ReturnIfErrorStopsAtTheFirstError) {
+  int steps = 0;
+  Status s = TwoSteps(false, &steps);
+  EXPECT_EQ(s.code(), ErrorCode::kCorrupt);
+  EXPECT_EQ(s.message(), "step 1 failed");
+  EXPECT_EQ(steps, 1);
+  steps = 0;
+  EXPECT_TRUE(TwoSteps(true, &steps).ok());
+  EXPECT_EQ(steps, 2);
+}
+
+Expected<std::string> Twice(Expected<std::string> in) {
+  TRIT_ASSIGN_OR_RETURN(std::string text, std::move(in));
+  std::string out;
+  TRIT_ASSIGN_OR_RETURN(out, Expected<std::string>(text + text));
+  return out;
+}
+
+TEST(StatusMacrosTest, AssignOrReturnMovesTheValueOrReturnsTheError) {
+  Expected<std::string> ok = Twice(std::string("ab"));
+  ASSERT_TRUE(ok.ok());
+  EXPECT_EQ(*ok, "abab");
+  Expected<std::string> bad = Twice(Error(ErrorCode::kNotFound, "no key 'x'"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), ErrorCode::kNotFound);
+  EXPECT_EQ(bad.status().message(), "no key 'x'");
+}
+
 }  // namespace
 }  // namespace trit

@@ -15,14 +15,6 @@
 
 #include "base/status.h"
 
-// Returns the Status of `expr` from the enclosing function when it is an
-// error. The binary readers chain hundreds of checked reads; spelling out
-// `if (Status s = ...; !s.ok()) return s;` for each would hide the layout.
-#define TRIT_RETURN_IF_ERROR(expr)                  \
-  do {                                              \
-    if (::trit::Status s_ = (expr); !s_.ok()) return s_; \
-  } while (0)
-
 namespace trit::binfmt {
 
 enum class ByteOrder { kLittle, kBig };
