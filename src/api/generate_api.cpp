@@ -64,7 +64,7 @@ trit_status Run(const trit_model& model, std::span<const int32_t> prompt, const 
   session_options.n_ctx = model.n_ctx;
   session_options.n_threads = model.n_threads;
   Expected<std::unique_ptr<runtime::Session>> session =
-      model.opened.engine->CreateSession(*model.opened.model, session_options);
+      model.engine->CreateSession(*model.model, session_options);
   if (!session.ok()) return Fail(session.status());
 
   const tokenizer::Tokenizer& tok = *model.tokenizer;

@@ -38,7 +38,7 @@ extern "C" {
 
 const char* trit_model_path(const trit_model* model) { return model != nullptr ? model->path.c_str() : ""; }
 const char* trit_model_engine(const trit_model* model) {
-  return model != nullptr ? model->opened.engine->info().name.c_str() : "";
+  return model != nullptr ? model->engine->info().name.c_str() : "";
 }
 const char* trit_model_architecture(const trit_model* model) {
   return model != nullptr ? model->hparams().architecture.c_str() : "";
@@ -60,7 +60,7 @@ int trit_model_token_is_end_of_generation(const trit_model* model, int32_t token
   return model->tokenizer->vocab().IsEndOfGeneration(token) ? 1 : 0;
 }
 int trit_model_has_chat_template(const trit_model* model) {
-  return model != nullptr && model->chat_template.has_value() ? 1 : 0;
+  return model != nullptr && model->prompt_builder->chat() ? 1 : 0;
 }
 
 size_t trit_model_meta_count(const trit_model* model) { return model != nullptr ? model->file->metadata().size() : 0; }

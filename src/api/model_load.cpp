@@ -1,12 +1,8 @@
 // trit_model_load: the MODEL argument to a path (a file or a store name),
-// the engine the registry chooses or the caller pins, then the tokenizer and
-// the chat template, as `trit run` loads them.
-#include <algorithm>
-#include <thread>
-
+// then engines::LoadedModel::Open, the loader `trit run` and `trit serve`
+// use too.
 #include "api/c_struct.h"
 #include "api/model_handle.h"
-#include "engines/model_format.h"
 #include "store/resolve.h"
 #include "store/source.h"
 
@@ -57,44 +53,15 @@ Status LoadModel(const trit_model_options& options, std::unique_ptr<trit_model>*
   if (options.n_ctx < 0) {
     return Error(ErrorCode::kInvalidArgument, "trit_model_options.n_ctx {}: expected 0 (the model's) or more", options.n_ctx);
   }
-  auto m = std::make_unique<trit_model>();
-  Expected<std::string> path = ResolveModel(options.model);
-  if (!path.ok()) return path.status();
-  m->path = *path;
-
-  const std::string engine = options.engine != nullptr ? options.engine : "";
+  TRIT_ASSIGN_OR_RETURN(const std::string path, ResolveModel(options.model));
+  engines::LoadOptions load;
+  load.engine = options.engine != nullptr ? options.engine : "";
+  load.n_threads = options.n_threads;
+  load.n_ctx = options.n_ctx;
   bool pin_rejected = false;
-  Expected<engines::OpenedModel> opened =
-      engines::OpenForCapability(m->path, engines::kCapabilityGenerate, engine, &pin_rejected);
-  if (!opened.ok()) return pin_rejected ? EngineRefused(opened.status()) : opened.status();
-  m->opened = std::move(opened).value();
-
-  Expected<std::string> weights = engines::WeightsFile(m->path);  // a pack's tokenizer is in its GGUF file
-  if (!weights.ok()) return weights.status();
-  Expected<gguf::File> file = gguf::File::Open(*weights);
-  if (!file.ok()) return file.status();
-  m->file = std::make_unique<gguf::File>(std::move(file).value());
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*m->file);
-  if (!tok.ok()) return tok.status().WithContext(m->path);
-  m->tokenizer = std::move(tok).value();
-
-  if (m->file->Find("tokenizer.chat_template") == nullptr) {
-    m->chat_template_error = Error(ErrorCode::kUnsupported, "{}: the model has no chat template (tokenizer.chat_template)", m->path);
-  } else {
-    Expected<std::string> source = m->file->GetString("tokenizer.chat_template");
-    Expected<chat::ChatTemplate> tmpl = source.ok() ? chat::ChatTemplate::Compile(*source)
-                                                    : Expected<chat::ChatTemplate>(source.status());
-    if (tmpl.ok()) {
-      m->chat_template = std::move(tmpl).value();
-    } else {
-      m->chat_template_error = Status(ErrorCode::kUnsupported, tmpl.status().WithContext(m->path + ": the chat template").message());
-    }
-  }
-
-  m->n_threads = options.n_threads > 0 ? options.n_threads
-                                       : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  m->n_ctx = options.n_ctx > 0 ? options.n_ctx : m->hparams().n_ctx_train;
-  *out = std::move(m);
+  Expected<engines::LoadedModel> loaded = engines::LoadedModel::Open(path, load, &pin_rejected);
+  if (!loaded.ok()) return pin_rejected ? EngineRefused(loaded.status()) : loaded.status();
+  *out = std::make_unique<trit_model>(std::move(loaded).value());
   return Status::Ok();
 }
 

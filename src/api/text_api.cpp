@@ -84,7 +84,11 @@ trit_status trit_chat_render(const trit_model* model, const trit_chat_message* m
     trit_status status = TRIT_STATUS_OK;
     if (!CheckModel(model, &status)) return status;
     if (messages == nullptr && n_messages > 0) return Fail(TRIT_STATUS_INVALID_ARGUMENT, "messages is NULL with a count");
-    if (!model->chat_template.has_value()) return Fail(model->chat_template_error);
+    if (!model->prompt_builder->chat()) {
+      if (!model->chat_template_error.ok()) return Fail(model->chat_template_error);
+      return Fail(TRIT_STATUS_UNSUPPORTED,
+                  fmt::format("{}: the model has no chat template (tokenizer.chat_template)", model->path));
+    }
     std::vector<trit::chat::ChatMessage> conversation;
     conversation.reserve(n_messages);
     for (size_t i = 0; i < n_messages; ++i) {
@@ -93,13 +97,8 @@ trit_status trit_chat_render(const trit_model* model, const trit_chat_message* m
       }
       conversation.push_back({messages[i].role, messages[i].content});
     }
-    trit::chat::ApplyOptions options;
-    options.add_generation_prompt = add_generation_prompt != 0;
-    const trit::tokenizer::Vocab& vocab = model->tokenizer->vocab();
-    if (vocab.special().bos != trit::tokenizer::kNoToken) options.bos_token = vocab.text(vocab.special().bos);
-    if (vocab.special().eos != trit::tokenizer::kNoToken) options.eos_token = vocab.text(vocab.special().eos);
-    trit::Expected<std::string> text = model->chat_template->Apply(conversation, options);
-    if (!text.ok()) return Fail(text.status().WithContext("chat template"));
+    trit::Expected<std::string> text = model->prompt_builder->Render(conversation, add_generation_prompt != 0);
+    if (!text.ok()) return Fail(text.status());
     return WriteText(*text, out, capacity, n_out);
   });
 }

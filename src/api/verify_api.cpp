@@ -34,7 +34,7 @@ trit_status trit_verify(const trit_model* model, const int32_t* ids, size_t n_id
     so.n_ctx = model->n_ctx;
     so.n_threads = model->n_threads;
     trit::Expected<std::unique_ptr<trit::runtime::Session>> session =
-        model->opened.engine->CreateSession(*model->opened.model, so);
+        model->engine->CreateSession(*model->model, so);
     if (!session.ok()) return Fail(session.status());
     trit::Expected<trit::runtime::Logits> logits = (*session)->Verify(std::span<const int32_t>(ids, n_ids));
     if (!logits.ok()) return Fail(logits.status());

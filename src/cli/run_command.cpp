@@ -13,14 +13,13 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <thread>
 
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
 #include "cli/sampler_flags.h"
 #include "cli/speculation_flags.h"
-#include "engines/model_format.h"
+#include "engines/loaded_model.h"
 #include "model/model.h"
 #include "runtime/prompt_builder.h"
 #include "runtime/generate.h"
@@ -72,10 +71,7 @@ struct RunOptions {
 };
 
 struct Loaded {
-  std::string path;
-  std::unique_ptr<gguf::File> file;
-  std::unique_ptr<tokenizer::Tokenizer> tokenizer;
-  EngineModel model;  // the engine the registry chose, and the model it loaded
+  engines::LoadedModel model;  // engine, weights, tokenizer, prompt builder
   std::unique_ptr<runtime::Session> session;
   // Speculative decoding (--spec lookup, --draft MODEL); null: plain decoding.
   std::unique_ptr<model::Model> draft_model;
@@ -92,17 +88,14 @@ Status LoadDrafter(const RunOptions& opt, Loaded* l) {
   }
   Expected<std::string> path = store::ResolveModelArgument(f.draft);
   if (!path.ok()) return path.status().WithContext("--draft");
-  Expected<std::unique_ptr<model::Model>> m = runtime::LoadDraftModel(*path, l->tokenizer->vocab());
+  Expected<std::unique_ptr<model::Model>> m = runtime::LoadDraftModel(*path, l->model.tokenizer->vocab());
   if (!m.ok()) return m.status().WithContext("--draft");
   l->draft_model = std::move(m).value();
   runtime::SessionOptions so;
   so.n_ctx = l->session->n_ctx();
   so.n_seq = 1;
   so.n_threads = l->session->n_threads();
-  Expected<std::unique_ptr<runtime::ModelDrafter>> drafter =
-      runtime::ModelDrafter::Create(*l->draft_model, so, f.draft_p_min);
-  if (!drafter.ok()) return drafter.status();
-  l->drafter = std::move(drafter).value();
+  TRIT_ASSIGN_OR_RETURN(l->drafter, runtime::ModelDrafter::Create(*l->draft_model, so, f.draft_p_min));
   return Status::Ok();
 }
 
@@ -122,39 +115,33 @@ Status ResolveArguments(const std::vector<std::string>& positional, std::string*
   }
   if (args.size() == 2) *prompt = args[1];
   if (!args.empty()) {
-    Expected<std::string> resolved = store::ResolveModelArgument(args[0]);  // a path, a store name or a URL
-    if (!resolved.ok()) return resolved.status();
-    *model = *resolved;
+    TRIT_ASSIGN_OR_RETURN(*model, store::ResolveModelArgument(args[0]));  // a path, a store name or a URL
     return Status::Ok();
   }
-  Expected<std::string> path = DefaultModelPath();
-  if (!path.ok()) return path.status();
-  *model = *path;
+  TRIT_ASSIGN_OR_RETURN(*model, DefaultModelPath());
   return Status::Ok();
 }
 
 Expected<Loaded> Load(const std::string& path, const RunOptions& opt, int* exit_code) {
-  Loaded l;
-  l.path = path;
-  Expected<EngineModel> m = OpenModel(path, engines::kCapabilityGenerate, opt.engine, exit_code);
+  engines::LoadOptions options;
+  options.engine = opt.engine;
+  options.chat_template = opt.raw ? engines::ChatTemplateUse::kSkip : engines::ChatTemplateUse::kUse;
+  options.n_threads = opt.threads;
+  options.n_ctx = opt.ctx;
+  bool pin_rejected = false;
+  Expected<engines::LoadedModel> m = engines::LoadedModel::Open(path, options, &pin_rejected);
+  *exit_code = pin_rejected ? kExitUsage : kExitFailure;
   if (!m.ok()) return m.status();
+  if (!m->chat_template_error.ok()) {
+    return Status(m->chat_template_error.code(), m->chat_template_error.message() + " (run with --raw to skip it)");
+  }
+  Loaded l;
   l.model = std::move(m).value();
-  *exit_code = kExitFailure;
-  Expected<std::string> weights = engines::WeightsFile(path);  // a pack's tokenizer is in its GGUF file
-  if (!weights.ok()) return weights.status();
-  Expected<gguf::File> file = gguf::File::Open(*weights);
-  if (!file.ok()) return file.status();
-  l.file = std::make_unique<gguf::File>(std::move(file).value());
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*l.file);
-  if (!tok.ok()) return tok.status().WithContext(path);
-  l.tokenizer = std::move(tok).value();
   runtime::SessionOptions so;
-  so.n_ctx = opt.ctx;
-  so.n_threads = opt.threads > 0 ? opt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  so.n_ctx = l.model.n_ctx;
+  so.n_threads = l.model.n_threads;
   so.kv_type = opt.kv == "f32" ? kernels::KvType::kF32 : kernels::KvType::kF16;
-  Expected<std::unique_ptr<runtime::Session>> s = l.model.engine->CreateSession(*l.model.model, so);
-  if (!s.ok()) return s.status();
-  l.session = std::move(s).value();
+  TRIT_ASSIGN_OR_RETURN(l.session, l.model.engine->CreateSession(*l.model.model, so));
   return l;
 }
 
@@ -169,9 +156,9 @@ Expected<std::string> Answer(Loaded& l, runtime::Sampler& sampler, const RunOpti
   common = std::min(common, prompt_ids.size() - 1);  // feed at least one token to get logits
   if (Status s = session.Truncate(0, static_cast<int64_t>(common)); !s.ok()) return s;
 
-  tokenizer::StreamingDecoder decoder(*l.tokenizer, {});
+  tokenizer::StreamingDecoder decoder(*l.model.tokenizer, {});
   decoder.Prime(prompt_ids);  // text in the context of the prompt (first-token rules)
-  const tokenizer::Vocab& vocab = l.tokenizer->vocab();
+  const tokenizer::Vocab& vocab = l.model.tokenizer->vocab();
 
   std::string answer;
   runtime::GenerateOptions go;
@@ -256,7 +243,7 @@ std::optional<std::string> ReadTurn() {
 
 int RunChat(Loaded& l, const runtime::PromptBuilder& builder, runtime::Sampler& sampler, const RunOptions& opt) {
   fmt::print(stderr, "trit: {} ({}). Type /bye or press Ctrl-D to quit; Ctrl-C stops an answer; end a line with \\ to continue it.\n",
-             l.path, builder.chat() ? "chat template" : "no chat template: each line is continued as plain text");
+             l.model.path, builder.chat() ? "chat template" : "no chat template: each line is continued as plain text");
   std::vector<chat::ChatMessage> messages;
   if (!opt.system.empty()) messages.push_back({"system", opt.system});
   std::vector<int32_t> cached;
@@ -315,23 +302,19 @@ int RunRun(const RunOptions& opt) {
     PrintError(s.message());
     return s.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
-  Expected<runtime::PromptBuilder> builder = runtime::PromptBuilder::Create(*loaded->file, *loaded->tokenizer, opt.raw);
-  if (!builder.ok()) {
-    PrintError(builder.status().WithContext(model_path).message());
-    return kExitFailure;
-  }
+  const runtime::PromptBuilder& builder = *loaded->model.prompt_builder;
   if (opt.verbose) {
     fmt::print(stderr, "[{}: engine {}, {} threads, seed {}, {}]\n", model_path, loaded->model.engine->info().name,
                loaded->session->n_threads(), so.seed,
-               builder->chat() ? "chat template" : "plain completion");
+               builder.chat() ? "chat template" : "plain completion");
   }
   runtime::Sampler sampler(so);
-  if (!prompt.has_value()) return RunChat(*loaded, *builder, sampler, opt);
+  if (!prompt.has_value()) return RunChat(*loaded, builder, sampler, opt);
 
   std::vector<chat::ChatMessage> messages;
   if (!opt.system.empty()) messages.push_back({"system", opt.system});
   messages.push_back({"user", *prompt});
-  Expected<std::vector<tokenizer::TokenId>> ids = builder->Build(messages);
+  Expected<std::vector<tokenizer::TokenId>> ids = builder.Build(messages);
   if (!ids.ok()) {
     PrintError(ids.status().message());
     return kExitFailure;

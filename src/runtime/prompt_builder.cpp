@@ -1,15 +1,16 @@
 #include "runtime/prompt_builder.h"
 
+#include "base/check.h"
+
 namespace trit::runtime {
 
 Expected<PromptBuilder> PromptBuilder::Create(const gguf::File& file, const tokenizer::Tokenizer& tokenizer,
                                               bool raw) {
   if (raw || file.Find("tokenizer.chat_template") == nullptr) return PromptBuilder(tokenizer, std::nullopt);
-  Expected<std::string> source = file.GetString("tokenizer.chat_template");
-  if (!source.ok()) return source.status();
-  Expected<chat::ChatTemplate> tmpl = chat::ChatTemplate::Compile(*source);
+  TRIT_ASSIGN_OR_RETURN(const std::string source, file.GetString("tokenizer.chat_template"));
+  Expected<chat::ChatTemplate> tmpl = chat::ChatTemplate::Compile(source);
   if (!tmpl.ok()) {
-    return tmpl.status().WithContext("the model's chat template cannot be used (run with --raw to skip it)");
+    return tmpl.status().WithContext("the model's chat template cannot be used");
   }
   return PromptBuilder(tokenizer, std::move(tmpl).value());
 }
@@ -21,17 +22,27 @@ Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector
     const std::string text = messages.empty() ? std::string() : messages.back().content;
     return tokenizer_->Encode(text, {.add_special = true, .parse_special = false});
   }
+  TRIT_ASSIGN_OR_RETURN(const std::string text, Render(messages, /*add_generation_prompt=*/true, tools_json));
+  const tokenizer::SpecialIds& sp = vocab.special();
+  // Templates usually write the BOS text themselves; do not add a second one.
+  const std::string bos_text = sp.bos != tokenizer::kNoToken ? std::string(vocab.text(sp.bos)) : std::string();
+  const bool template_wrote_bos = !bos_text.empty() && text.starts_with(bos_text);
+  return tokenizer_->Encode(text, {.add_special = !template_wrote_bos, .parse_special = true});
+}
+
+Expected<std::string> PromptBuilder::Render(const std::vector<chat::ChatMessage>& messages, bool add_generation_prompt,
+                                            std::string_view tools_json) const {
+  TRIT_CHECK(template_.has_value());
+  const tokenizer::Vocab& vocab = tokenizer_->vocab();
   chat::ApplyOptions options;
-  options.add_generation_prompt = true;
+  options.add_generation_prompt = add_generation_prompt;
   options.tools_json = std::string(tools_json);
   const tokenizer::SpecialIds& sp = vocab.special();
   if (sp.bos != tokenizer::kNoToken) options.bos_token = vocab.text(sp.bos);
   if (sp.eos != tokenizer::kNoToken) options.eos_token = vocab.text(sp.eos);
   Expected<std::string> text = template_->Apply(messages, options);
   if (!text.ok()) return text.status().WithContext("chat template");
-  // Templates usually write the BOS text themselves; do not add a second one.
-  const bool template_wrote_bos = !options.bos_token.empty() && text->starts_with(options.bos_token);
-  return tokenizer_->Encode(*text, {.add_special = !template_wrote_bos, .parse_special = true});
+  return text;
 }
 
 }  // namespace trit::runtime

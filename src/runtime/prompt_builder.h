@@ -18,7 +18,7 @@ namespace trit::runtime {
 class PromptBuilder {
  public:
   // Compiles the file's chat template unless `raw`; a template trit cannot
-  // run is an error naming the construct (use --raw to bypass it).
+  // run is an error naming the construct (`trit run --raw` bypasses it).
   static Expected<PromptBuilder> Create(const gguf::File& file, const tokenizer::Tokenizer& tokenizer, bool raw);
 
   // True when prompts go through a chat template.
@@ -31,6 +31,13 @@ class PromptBuilder {
   // (chat::ApplyOptions::tools_json); "" none.
   Expected<std::vector<tokenizer::TokenId>> Build(const std::vector<chat::ChatMessage>& messages,
                                                   std::string_view tools_json = {}) const;
+
+  // Chat only (precondition: chat()): the conversation rendered as text
+  // with the model's BOS and EOS texts, ending with the header of an
+  // assistant turn when add_generation_prompt (trit_chat_render). Build
+  // tokenizes exactly this text.
+  Expected<std::string> Render(const std::vector<chat::ChatMessage>& messages, bool add_generation_prompt,
+                               std::string_view tools_json = {}) const;
 
  private:
   PromptBuilder(const tokenizer::Tokenizer& tokenizer, std::optional<chat::ChatTemplate> tmpl)

@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "engines/model_format.h"
-#include "engines/open_model.h"
-#include "model/architecture.h"
 #include "runtime/constrained_sampler.h"
 
 namespace trit::server {
@@ -26,44 +23,22 @@ const grammar::TokenIndex& ServedModel::token_index() const {
 }
 
 Expected<std::unique_ptr<ServedModel>> LoadServedModel(const std::string& path, const std::string& engine) {
+  engines::LoadOptions options;
+  options.engine = engine;
+  options.purpose = engines::LoadPurpose::kGenerateOrEmbed;
+  TRIT_ASSIGN_OR_RETURN(engines::LoadedModel loaded, engines::LoadedModel::Open(path, options));
+  if (!loaded.chat_template_error.ok()) return loaded.chat_template_error;  // a server has no --raw
   auto served = std::make_unique<ServedModel>();
-  served->path = path;
+  static_cast<engines::LoadedModel&>(*served) = std::move(loaded);
   std::filesystem::path name = std::filesystem::path(path);
   if (!name.has_filename()) name = name.parent_path();  // a pack directory given as "dir/"
   std::string id = name.filename().string();
   if (id.ends_with(".gguf")) id.resize(id.size() - 5);
   served->id = id;
-  Expected<std::string> weights = engines::WeightsFile(path);  // a pack's tokenizer is in its GGUF file
-  if (!weights.ok()) return weights.status();
-  Expected<gguf::File> file = gguf::File::Open(*weights);
-  if (!file.ok()) return file.status();
-  served->file = std::make_unique<gguf::File>(std::move(file).value());
-  Expected<std::unique_ptr<tokenizer::Tokenizer>> tok = tokenizer::Tokenizer::FromGguf(*served->file);
-  if (!tok.ok()) return tok.status().WithContext(path);
-  served->tokenizer = std::move(tok).value();
-  Expected<std::string> arch = served->file->GetString("general.architecture");
-  if (!arch.ok()) return arch.status().WithContext(path);
-  const model::Architecture* known = model::FindArchitecture(*arch);
-  if (known != nullptr && known->load_encoder != nullptr) {
-    Expected<engines::OpenedModel> opened = engines::OpenForCapability(path, engines::kCapabilityEmbed, engine);
-    if (!opened.ok()) return opened.status();
-    served->registry = std::move(opened->registry);
-    served->engine = opened->engine;
-    served->encoder = std::move(opened->encoder);
-    served->n_ctx_train = served->encoder->hparams().n_ctx_train;
+  if (served->embeds()) {
     served->embedder = std::make_unique<runtime::Embedder>(*served->encoder, *served->tokenizer);
     return served;
   }
-  Expected<engines::OpenedModel> opened = engines::OpenForCapability(path, engines::kCapabilityGenerate, engine);
-  if (!opened.ok()) return opened.status();
-  served->registry = std::move(opened->registry);
-  served->engine = opened->engine;
-  served->model = std::move(opened->model);
-  served->n_ctx_train = served->model->hparams().n_ctx_train;
-  Expected<runtime::PromptBuilder> builder =
-      runtime::PromptBuilder::Create(*served->file, *served->tokenizer, /*raw=*/false);
-  if (!builder.ok()) return builder.status().WithContext(path);
-  served->prompt_builder = std::make_unique<runtime::PromptBuilder>(std::move(builder).value());
   if (served->file->Find("tokenizer.chat_template") != nullptr) {
     if (Expected<std::string> source = served->file->GetString("tokenizer.chat_template"); source.ok()) {
       served->tool_format = DetectToolCallFormat(*source);
