@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "base/units.h"
 #include "cli/command.h"
 #include "cli/engine_option.h"
-#include "cli/format_util.h"
 #include "cli/sampler_flags.h"
 #include "engines/model_format.h"
 #include "formats/gguf/reader.h"
@@ -94,7 +94,7 @@ void PrintJson(const BenchCommandOptions& opt, const BenchReport& r) {
 }
 
 void PrintText(const BenchCommandOptions& opt, const BenchReport& r) {
-  fmt::print("model      {} ({}, {} mapped)\n", opt.model, r.type, HumanBytes(r.model_bytes));
+  fmt::print("model      {} ({}, {} mapped)\n", opt.model, r.type, FormatBytes(r.model_bytes));
   fmt::print("engine     {}\n", r.engine);
   fmt::print("threads    {}, {} repetitions after a warm-up\n", opt.threads, opt.repetitions);
   fmt::print("pp {:<7} {:10.2f} ± {:.2f} tokens/s\n", opt.n_prompt, r.pp.mean, r.pp.sd);
@@ -103,13 +103,13 @@ void PrintText(const BenchCommandOptions& opt, const BenchReport& r) {
                                       r.sampling->top_k, r.sampling->top_p, r.sampling->min_p)
                         : "");
   fmt::print("decode     {:.2f} GB/s of weights ({} per token)\n", r.decode_bytes_per_second / 1e9,
-             HumanBytes(r.bytes_per_token));
+             FormatBytes(r.bytes_per_token));
   fmt::print("bandwidth  {:.2f}-{:.2f} GB/s read, median {:.2f} ({} probes, before and after each generation)\n",
              r.bandwidth.min / 1e9, r.bandwidth.max / 1e9, r.bandwidth.median / 1e9, r.bandwidth.probes.size());
   fmt::print("roofline   generation at {:.1f}% of the bandwidth around it (median of repetitions)\n",
              100.0 * r.bandwidth.roofline_fraction);
-  fmt::print("memory     peak RSS {} (mapped {} + KV cache {})\n", HumanBytes(r.peak_rss_bytes),
-             HumanBytes(r.model_bytes), HumanBytes(static_cast<uint64_t>(r.kv_cache_bytes)));
+  fmt::print("memory     peak RSS {} (mapped {} + KV cache {})\n", FormatBytes(r.peak_rss_bytes),
+             FormatBytes(r.model_bytes), FormatBytes(static_cast<uint64_t>(r.kv_cache_bytes)));
 }
 
 void Progress(const std::string& line) { fmt::print(stderr, "bench: {}\n", line); }

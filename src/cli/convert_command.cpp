@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "base/units.h"
 #include "cli/command.h"
-#include "cli/format_util.h"
 #include "convert/hf_tensor_data.h"
 #include "convert/hf_to_gguf.h"
 #include "formats/gguf/reader.h"
@@ -49,7 +49,7 @@ int RunConvert(const ConvertOptions& opt) {
       for (int64_t d : t.gguf_shape) shape += fmt::format("{}{}", shape.empty() ? "" : " x ", d);
       fmt::print(stderr, "[{:>{}}/{}] {:<28} {:>4} -> {:<3} {:<12} {:>10}  ({})\n", i + 1,
                  fmt::formatted_size("{}", n), n, t.gguf_name, safetensors::DtypeName(t.from),
-                 quant::GetType(t.to).name, shape, HumanBytes(t.out_bytes), t.hf_name);
+                 quant::GetType(t.to).name, shape, FormatBytes(t.out_bytes), t.hf_name);
     };
   }
   Expected<convert::HfConvertReport> report = convert::ConvertHfToGguf(opt.input, opt.output, options);
@@ -95,7 +95,7 @@ int RunConvert(const ConvertOptions& opt) {
   std::string types;
   for (const auto& [name, count] : by_type) types += fmt::format("{}{} {}", types.empty() ? "" : ", ", count, name);
   fmt::print("wrote {}: {} ({} -> {}), {}; {} tensors ({}), {} dropped, {} tokens, pooling {}\n", opt.output,
-             report->name, report->hf_architecture, report->gguf_arch, HumanBytes(written->file_size()),
+             report->name, report->hf_architecture, report->gguf_arch, FormatBytes(written->file_size()),
              report->tensors.size(), types, report->dropped.size(), report->n_vocab, pooling);
   return kExitSuccess;
 }

@@ -4,18 +4,6 @@
 
 namespace trit::cli {
 
-std::string HumanBytes(uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  double v = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    v /= 1024.0;
-    ++unit;
-  }
-  return fmt::format("{:.2f} {}", v, kUnits[unit]);
-}
-
 std::string HumanCount(uint64_t count) {
   static constexpr const char* kSuffixes[] = {"", "K", "M", "B", "T"};
   if (count < 1000) return fmt::format("{}", count);

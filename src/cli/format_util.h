@@ -1,4 +1,5 @@
-// Human-readable numbers for command output.
+// Human-readable numbers for command output (sizes and durations:
+// base/units.h).
 #pragma once
 
 #include <cstdint>
@@ -7,8 +8,6 @@
 
 namespace trit::cli {
 
-// 1185376 -> "1.13 MiB"; below 1 KiB: "512 B".
-std::string HumanBytes(uint64_t bytes);
 // 292480 -> "292.48K", 6738415616 -> "6.74B".
 std::string HumanCount(uint64_t count);
 // A string for one line of terminal output: control characters escaped

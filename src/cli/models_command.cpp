@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/units.h"
 #include "cli/command.h"
 #include "cli/format_util.h"
 #include "formats/gguf/model_summary.h"
@@ -115,7 +116,7 @@ int RunList(const ModelsOptions& opt) {
   fmt::print("{:<{}}  {:>10}  {:<{}}  {:<{}}  {}\n", "NAME", name_w, "SIZE", "ARCHITECTURE", arch_w, "TYPES", types_w,
              "PATH");
   for (const Listed& l : listed) {
-    fmt::print("{:<{}}  {:>10}  {:<{}}  {:<{}}  {}\n", l.entry.name, name_w, HumanBytes(l.entry.manifest->size),
+    fmt::print("{:<{}}  {:>10}  {:<{}}  {:<{}}  {}\n", l.entry.name, name_w, FormatBytes(l.entry.manifest->size),
                l.summary.architecture.empty() ? "-" : l.summary.architecture, arch_w, TypeMix(l.summary), types_w,
                l.entry.paths.model);
   }
@@ -160,7 +161,7 @@ int RunShowModel(const ModelsOptions& opt) {
   const store::Manifest& m = *l->entry.manifest;
   fmt::print("{}\n", m.name);
   fmt::print("  path           {}\n", l->entry.paths.model);
-  fmt::print("  size           {} ({} bytes)\n", HumanBytes(m.size), m.size);
+  fmt::print("  size           {} ({} bytes)\n", FormatBytes(m.size), m.size);
   fmt::print("  sha256         {}\n", m.sha256);
   fmt::print("  source         {}\n", m.source);
   fmt::print("  added          {}\n", m.added);
@@ -188,7 +189,7 @@ int RunRemove(const ModelsOptions& opt) {
       return kExitUsage;
     }
     const std::string what = e.ok() && e->manifest.has_value()
-                                 ? fmt::format("'{}' ({}, {})", opt.name, HumanBytes(e->manifest->size), e->paths.model)
+                                 ? fmt::format("'{}' ({}, {})", opt.name, FormatBytes(e->manifest->size), e->paths.model)
                                  : fmt::format("'{}'", opt.name);
     fmt::print(stderr, "Remove model {}? [y/N] ", what);
     std::string answer;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "base/units.h"
 #include "cli/command.h"
 #include "store/model_store.h"
 #include "store/progress_printer.h"
@@ -53,7 +54,7 @@ int RunPull(const PullCommandOptions& opt) {
   }
   if (!opt.json) {
     const store::Manifest& m = result->manifest;
-    fmt::print("{}\t{}\tsha256 {}\t{}\n", m.name, store::FormatBytes(m.size), m.sha256, result->path);
+    fmt::print("{}\t{}\tsha256 {}\t{}\n", m.name, FormatBytes(m.size), m.sha256, result->path);
   }
   return kExitSuccess;
 }

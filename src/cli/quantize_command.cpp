@@ -16,8 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/units.h"
 #include "cli/command.h"
-#include "cli/format_util.h"
 #include "convert/quantize_file.h"
 #include "convert/quantize_plan.h"
 #include "formats/gguf/reader.h"
@@ -90,8 +90,8 @@ int RunQuantize(const QuantizeOptions& opt) {
                                                                    : std::string();
       if (p.importance != nullptr) note += note.empty() ? "imatrix" : ", imatrix";
       fmt::print(stderr, "[{:>{}}/{}] {:<32} {:>6} -> {:<6} {:>10} -> {:<10} {}\n", i + 1,
-                 fmt::formatted_size("{}", n), n, t.name, t.type->name, p.target->name, HumanBytes(t.n_bytes),
-                 HumanBytes(out_bytes), note);
+                 fmt::formatted_size("{}", n), n, t.name, t.type->name, p.target->name, FormatBytes(t.n_bytes),
+                 FormatBytes(out_bytes), note);
     };
   }
   Expected<std::vector<convert::TensorPlan>> plans = convert::QuantizeFile(*file, *requested, opt.output, options);
@@ -151,7 +151,7 @@ int RunQuantize(const QuantizeOptions& opt) {
     const std::string weighted_note =
         options.importance != nullptr ? fmt::format(", {} weighted by the importance matrix", weighted) : "";
     fmt::print("wrote {}: {} -> {}; {} tensors ({}), {} converted, {} fell back{}\n", opt.output,
-               HumanBytes(file->file_size()), HumanBytes(written->file_size()), n, types, converted, fallbacks,
+               FormatBytes(file->file_size()), FormatBytes(written->file_size()), n, types, converted, fallbacks,
                weighted_note);
   }
   return kExitSuccess;

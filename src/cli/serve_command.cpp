@@ -20,10 +20,10 @@
 #include <sstream>
 #include <thread>
 
+#include "base/units.h"
 #include "cli/command.h"
 #include "cli/default_model.h"
 #include "cli/engine_option.h"
-#include "cli/format_util.h"
 #include "cli/speculation_flags.h"
 #include "runtime/draft_model.h"
 #include "server/api_keys.h"
@@ -178,7 +178,7 @@ Expected<std::unique_ptr<server::ModelPool>> ServeStore(server::ModelPoolOptions
       "the model store {} ({} models: {}; each loaded on its first request, at most {} at once{}; {} slots x {} "
       "tokens each",
       dir, catalog.size(), fmt::join(names, ", "), po.max_models,
-      po.memory_budget == 0 ? std::string() : fmt::format(" within {}", HumanBytes(po.memory_budget)),
+      po.memory_budget == 0 ? std::string() : fmt::format(" within {}", FormatBytes(po.memory_budget)),
       po.scheduler.n_slots, po.scheduler.n_ctx == 0 ? std::string("<= 4096") : std::to_string(po.scheduler.n_ctx));
   return server::ModelPool::ForCatalog([store = std::move(models).value()] { return StoreCatalog(store); },
                                        std::move(first), std::move(po), metrics);

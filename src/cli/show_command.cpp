@@ -5,6 +5,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/units.h"
 #include "cli/command.h"
 #include "cli/format_util.h"
 #include "cli/metadata_json.h"
@@ -81,13 +82,13 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
 void PrintHuman(const gguf::File& file, const gguf::ModelSummary& s, bool list_tensors) {
   fmt::print("{}\n", file.path());
   fmt::print("  format         GGUF v{}, {} ({} bytes), alignment {}\n", file.version(),
-             HumanBytes(file.file_size()), file.file_size(), file.header().alignment);
+             FormatBytes(file.file_size()), file.file_size(), file.header().alignment);
   fmt::print("  architecture   {}{}\n", s.architecture.empty() ? "(none)" : s.architecture,
              s.name.empty() ? "" : fmt::format("  (name {})", Quoted(s.name, 80)));
   fmt::print("  parameters     {} ({})\n", HumanCount(s.parameters), s.parameters);
   std::string types;
   for (const gguf::TypeUsage& u : s.types) {
-    types += fmt::format("{}{} {} tensors {}", types.empty() ? "" : ", ", u.type, u.tensors, HumanBytes(u.bytes));
+    types += fmt::format("{}{} {} tensors {}", types.empty() ? "" : ", ", u.type, u.tensors, FormatBytes(u.bytes));
   }
   fmt::print("  tensors        {}: {}\n", file.tensors().size(), types.empty() ? "none" : types);
   if (!s.architecture.empty()) {
@@ -113,7 +114,7 @@ void PrintHuman(const gguf::File& file, const gguf::ModelSummary& s, bool list_t
     for (const gguf::TensorInfo& t : file.tensors()) name_width = std::max(name_width, t.name.size());
     for (const gguf::TensorInfo& t : file.tensors()) {
       fmt::print("  {:<{}}  {:<6} {:<20} offset {:>12}  {}\n", t.name, name_width, t.type->name,
-                 ShapeText(t.shape), t.offset, HumanBytes(t.n_bytes));
+                 ShapeText(t.shape), t.offset, FormatBytes(t.n_bytes));
     }
   } else if (!file.tensors().empty()) {
     fmt::print("({} tensors; list them with --tensors)\n", file.tensors().size());

@@ -7,16 +7,12 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "base/units.h"
+
 namespace trit::store {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::string FormatDuration(double seconds) {
-  const auto s = static_cast<uint64_t>(seconds + 0.5);
-  if (s >= 3600) return fmt::format("{}:{:02}:{:02}", s / 3600, (s / 60) % 60, s % 60);
-  return fmt::format("{}:{:02}", s / 60, s % 60);
-}
 
 double Rate(const PullEvent& e) { return e.seconds > 0 ? static_cast<double>(e.session_bytes) / e.seconds : 0; }
 
@@ -166,18 +162,6 @@ ProgressStyle DefaultProgressStyle(std::FILE* stream) {
 PullObserver MakeProgressPrinter(ProgressStyle style, std::FILE* stream) {
   auto printer = std::make_shared<Printer>(style, stream);
   return [printer](const PullEvent& e) { (*printer)(e); };
-}
-
-std::string FormatBytes(uint64_t bytes) {
-  if (bytes < 1024) return fmt::format("{} B", bytes);
-  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(bytes) / 1024;
-  size_t u = 0;
-  while (v >= 1024 && u + 1 < std::size(units)) {
-    v /= 1024;
-    ++u;
-  }
-  return fmt::format("{:.2f} {}", v, units[u]);
 }
 
 }  // namespace trit::store

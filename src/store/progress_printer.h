@@ -21,7 +21,4 @@ ProgressStyle DefaultProgressStyle(std::FILE* stream);
 // lines every 10% or 10 s, JSON 4 times a second); the others all show.
 PullObserver MakeProgressPrinter(ProgressStyle style, std::FILE* stream);
 
-// "1.13 MiB"; below 1 KiB "512 B".
-std::string FormatBytes(uint64_t bytes);
-
 }  // namespace trit::store

@@ -5,14 +5,6 @@
 namespace trit::cli {
 namespace {
 
-TEST(FormatUtilTest, HumanBytes) {
-  EXPECT_EQ(HumanBytes(0), "0 B");
-  EXPECT_EQ(HumanBytes(1023), "1023 B");
-  EXPECT_EQ(HumanBytes(1024), "1.00 KiB");
-  EXPECT_EQ(HumanBytes(1185376), "1.13 MiB");
-  EXPECT_EQ(HumanBytes(uint64_t{7} << 30), "7.00 GiB");
-}
-
 TEST(FormatUtilTest, HumanCount) {
   EXPECT_EQ(HumanCount(999), "999");
   EXPECT_EQ(HumanCount(292480), "292.48K");
