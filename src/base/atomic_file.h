@@ -1,6 +1,6 @@
 // Writes a file under a temporary name beside its target and renames it into
 // place only when Commit() succeeds, so a failed or interrupted write never
-// leaves a partial file at the target path (DESIGN.md, contract 5).
+// leaves a partial file at the target path (docs/DESIGN.md, contract 5).
 #pragma once
 
 #include <cstdint>

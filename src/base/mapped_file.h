@@ -1,5 +1,5 @@
 // A read-only memory mapping of a whole file. Weights are viewed in place,
-// never copied (DESIGN.md, contract 6). Move-only; unmaps on destruction.
+// never copied (docs/DESIGN.md, contract 6). Move-only; unmaps on destruction.
 #pragma once
 
 #include <cstddef>

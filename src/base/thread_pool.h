@@ -4,7 +4,7 @@
 // The pool runs exactly `n_threads` threads on a ParallelFor: the caller's
 // thread and n_threads - 1 workers started once. Callers split work over
 // output rows or columns only, so which thread computes an item never changes
-// its value (DESIGN.md contract 2).
+// its value (docs/DESIGN.md contract 2).
 //
 // A decode step is a few hundred ParallelFors of tens of microseconds each,
 // so a wake-up through the kernel (futex) on each would cost a large part of

@@ -1,4 +1,4 @@
-// The Engine interface (DESIGN.md contract 4): what an engine declares about
+// The Engine interface (docs/DESIGN.md contract 4): what an engine declares about
 // itself, whether it can run here, and the entry points that load a model and
 // open a session on it. Built-in engines implement it in C++; plugins through
 // the C ABI of include/trit/engine.h (plugin_engine.h adapts them).

@@ -1,5 +1,5 @@
 // Finds and loads engine plugins. Only two places are searched, so nothing
-// ambient changes what a binary contains (DESIGN.md contract 4):
+// ambient changes what a binary contains (docs/DESIGN.md contract 4):
 //   1. <directory of the trit executable>/engines/
 //   2. each directory of TRIT_ENGINE_PATH (':'-separated; empty items skipped)
 // Never the working directory, LD_LIBRARY_PATH or a build-time prefix. A

@@ -5,7 +5,7 @@
 // 256 for the ternary types: one activation block per weight block). A block
 // is stored as q = round_to_nearest_even(x * 127 / amax), clamped to
 // [-127, 127], with scale d = amax / 127 and the integer sum of its q. The
-// result depends only on the row (DESIGN.md contract 2): never on the other
+// result depends only on the row (docs/DESIGN.md contract 2): never on the other
 // rows, the batch size or the thread that quantizes it.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Scaled dot-product attention of one query head over a KV cache, with
 // grouped-query attention (several query heads share a KV head).
 //
-// Batch invariance (DESIGN.md contract 2): keys are reduced in chunks of
+// Batch invariance (docs/DESIGN.md contract 2): keys are reduced in chunks of
 // kKeyChunk from key 0 with an online softmax, always in the same order, so
 // a query's result depends only on the query and keys [0, n_keys), never on
 // which other queries are computed beside it or by which thread.

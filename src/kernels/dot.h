@@ -1,4 +1,4 @@
-// The one dot-product order every kernel uses (DESIGN.md contract 2).
+// The one dot-product order every kernel uses (docs/DESIGN.md contract 2).
 //
 // Element k of a row is accumulated into lane k % kDotLanes, each lane in
 // increasing k with one fused multiply-add per element (acc = fma(x, w, acc):

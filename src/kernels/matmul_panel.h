@@ -14,7 +14,7 @@
 // Per (weight row, activation row, block) the integer is exactly the one of
 // the type's 8-row and one-row kernels, and the float steps are theirs in
 // the same order (block b into lane b % 8, dot.h's tree), so the bits are
-// the same as for a row computed alone (DESIGN.md contract 2):
+// the same as for a row computed alone (docs/DESIGN.md contract 2):
 //   q6_K: isum = sum_s sc_s (sum q a - 32 sum16_s), the -32 sum16_s as the
 //     sub-block's starting value;
 //   q4_K, q5_K: A = sum_s sc_s sum q a, B = sum_s m_s sum32_s;

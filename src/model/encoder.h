@@ -40,7 +40,7 @@ class Encoder {
   // Runs every sequence in one batched forward pass and writes sequence i's
   // pooled vector (n_embd floats, not normalized) to out + i * n_embd. A
   // sequence's vector is bit-identical whatever other sequences are in the
-  // batch and whatever pool.n_threads() (DESIGN.md contract 2).
+  // batch and whatever pool.n_threads() (docs/DESIGN.md contract 2).
   // Preconditions (checked): every sequence has 1..n_ctx_train ids < n_vocab.
   virtual void Embed(std::span<const std::vector<int32_t>> sequences, Pooling pooling, ThreadPool& pool,
                      float* out) const = 0;

@@ -41,7 +41,7 @@ class Model {
   // Runs `batch`, writes its keys and values into `kv`, and fills
   // logits (batch.logit_rows.size(), n_vocab). A row's logits are
   // bit-identical whatever else is in the batch and whatever pool.n_threads()
-  // (DESIGN.md contract 2). Preconditions (checked): valid ids and rows.
+  // (docs/DESIGN.md contract 2). Preconditions (checked): valid ids and rows.
   virtual void Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool& pool, float* logits) const = 0;
 };
 

@@ -5,7 +5,7 @@
 // Sampler draws (sampler.h: such a token is never drawn). So the answer is
 // drawn from the model's distribution restricted to the grammar's language,
 // and it stays a function of (logits, history, seed) alone: the same tokens
-// alone or batched (DESIGN.md contract 2).
+// alone or batched (docs/DESIGN.md contract 2).
 // Greedy requests skip the whole-vocabulary mask when the unconstrained
 // choice is allowed: the argmax over allowed tokens is then that same token
 // (lowest id on ties included), so the result is identical and a step costs

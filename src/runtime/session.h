@@ -1,5 +1,5 @@
 // A session: one model, its KV cache for up to n_seq sequences, and a thread
-// pool. The forward API of DESIGN.md contract 3:
+// pool. The forward API of docs/DESIGN.md contract 3:
 //   Decode(batch)  tokens of one or more sequences; logits of the rows asked
 //   Verify(ids)    M x vocab logits of every row (speculative verification)
 //   Truncate(s, n) keep the first n tokens of sequence s (rejected drafts)

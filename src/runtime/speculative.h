@@ -2,7 +2,7 @@
 // guesses the next few tokens; the target model runs the last token and the
 // guesses in one pass (Session::Verify), and each row is sampled as plain
 // decoding would sample it: a row's logits do not depend on the rest of the
-// batch (DESIGN.md contract 2) and a token's draw is keyed by its position
+// batch (docs/DESIGN.md contract 2) and a token's draw is keyed by its position
 // (sampler.h), so the row after an accepted guess gives exactly the token
 // plain decoding would have computed next. The guesses up to the first that
 // differs from it are kept, with the target's own token there; the cache

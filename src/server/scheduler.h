@@ -5,7 +5,7 @@
 // slot's token with that request's own seeded sampler (the slots' samplers
 // in parallel on the session's threads). Requests join and
 // leave between steps. A row's logits do not depend on the rest of the
-// batch (DESIGN.md contract 2) and each request samples with its own RNG,
+// batch (docs/DESIGN.md contract 2) and each request samples with its own RNG,
 // so a request's tokens are the same alone or beside others.
 #pragma once
 
@@ -120,7 +120,7 @@ class Scheduler {
   // longest prefix of the prompt that it, or another slot, holds (copied
   // from the other slot's cache), short of the prompt's last token, which is
   // always run for its logits. Row logits do not depend on how a prefix got
-  // into the cache (DESIGN.md contract 2), so the answer is unchanged.
+  // into the cache (docs/DESIGN.md contract 2), so the answer is unchanged.
   void Admit(std::unique_ptr<Job> job, int32_t seq);
   // With mutex_ held: the queued job of the client with the most queued
   // jobs (at least two), its newest; pending_.end() if none.

@@ -1,6 +1,6 @@
 // Shared by the model tests: every row's logits of a token list run in
 // passes of `chunk` rows, and a bit-for-bit comparison of two such runs
-// (the batch-invariance contract, DESIGN.md contract 2).
+// (the batch-invariance contract, docs/DESIGN.md contract 2).
 #pragma once
 
 #include <cstddef>

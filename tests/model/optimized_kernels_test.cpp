@@ -1,6 +1,6 @@
 // Random llama models with quantized matrices run through the optimized
 // kernel set: logits bit-identical for every chunk size and thread count
-// (DESIGN.md contract 2), and close to the reference kernel set (they differ
+// (docs/DESIGN.md contract 2), and close to the reference kernel set (they differ
 // by the per-row activation quantization only).
 #include <gtest/gtest.h>
 
