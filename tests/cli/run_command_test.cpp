@@ -3,11 +3,14 @@
 // the chat loop reads turns from standard input.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/run_trit.h"
+#include "formats/gguf/reader.h"
+#include "formats/gguf/writer.h"
 #include "test_paths.h"
 
 namespace trit::testing {
@@ -105,6 +108,28 @@ TEST(RunCommandTest, ADraftModelOfAnotherVocabularyIsRefusedNamingTheToken) {
   EXPECT_NE(r.err.find("vocabulary differs from the model's at token"), std::string::npos) << r.err;
   EXPECT_EQ(RunTrit({"run", "Once", "--spec", "lookup", "--draft", BundledModelPath()}).exit_code, 2);
   EXPECT_EQ(RunTrit({"run", "Once", "--spec", "ngram"}).exit_code, 2);
+}
+
+// A chat template trit cannot run stops `trit run` with the template's error
+// and the way around it; with --raw the same file answers.
+TEST(RunCommandTest, ABrokenChatTemplateSaysHowToSkipIt) {
+  const std::string dir = MakeTempDir("trit-run-template");
+  const std::string path = dir + "/broken-template.gguf";
+  Expected<gguf::File> f = gguf::File::Open(BundledModelPath());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  gguf::Writer w;
+  for (const auto& e : f->metadata()) ASSERT_TRUE(w.SetMetadata(e.key, e.value).ok());
+  ASSERT_TRUE(w.SetMetadata("tokenizer.chat_template", gguf::Value(std::string("{{ m.content }"))).ok());
+  for (const auto& t : f->tensors()) ASSERT_TRUE(w.AddTensorData(t.name, t.type->type, t.shape, f->TensorData(t)).ok());
+  ASSERT_TRUE(w.WriteFile(path).ok());
+
+  RunResult r = RunTrit({"run", path, "Once", "-n", "4", "--temp", "0"});
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.err.find("chat template cannot be used"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--raw"), std::string::npos) << r.err;
+  RunResult raw = RunTrit({"run", path, "Once", "-n", "4", "--temp", "0", "--raw"});
+  EXPECT_EQ(raw.exit_code, 0) << raw.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RunCommandTest, BadUsage) {
