@@ -30,7 +30,13 @@ float RowMaxKernel(const float* x, int64_t n) {
     const VF v = hn::LoadU(df, x + i);
     acc = hn::IfThenElse(hn::Gt(v, acc), v, acc);
   }
-  float m = hn::GetLane(hn::MaxOfLanes(df, acc));
+  // The lanes folded with the same step too: Highway 1.0's emulated
+  // MaxOfLanes starts from the lowest finite float, which turns a row of
+  // NaN and -inf into -FLT_MAX.
+  HWY_ALIGN float lanes[hn::MaxLanes(DF())];
+  hn::Store(acc, df, lanes);
+  float m = minus_inf;
+  for (int64_t k = 0; k < l; ++k) m = lanes[k] > m ? lanes[k] : m;
   for (; i < n; ++i) m = x[i] > m ? x[i] : m;
   return m;
 }
