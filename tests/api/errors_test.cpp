@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+extern "C" const char* trit_status_string_of_int_from_c(int status);
+
 namespace trit::api {
 namespace {
 
@@ -18,7 +20,8 @@ TEST(ApiErrorsTest, EveryStatusHasAString) {
     EXPECT_NE(text, "unknown status") << s;
     EXPECT_NE(text, "ok") << s;
   }
-  EXPECT_STREQ(trit_status_string(static_cast<trit_status>(99)), "unknown status");
+  // C, not C++, passes an int that names no status (header_c99.c).
+  EXPECT_STREQ(trit_status_string_of_int_from_c(99), "unknown status");
 }
 
 TEST(ApiErrorsTest, LibraryCodesMapOneToOne) {
