@@ -19,10 +19,10 @@ TEST(MetadataJsonTest, Scalars) {
 
 TEST(MetadataJsonTest, ShortArraysExpandLongOnesSummarise) {
   Value tokens(Array::OfStrings({"<unk>", "<s>", "</s>"}));
-  EXPECT_EQ(ValueToJson(tokens, 16), nlohmann::json::array({"<unk>", "<s>", "</s>"}));
-  EXPECT_EQ(ValueToJson(tokens, 2), nlohmann::json({{"element_type", "string"}, {"length", 3}}));
+  EXPECT_EQ(ValueToJson(tokens, 16), nlohmann::ordered_json::array({"<unk>", "<s>", "</s>"}));
+  EXPECT_EQ(ValueToJson(tokens, 2), nlohmann::ordered_json({{"element_type", "string"}, {"length", 3}}));
   Value ints(Array::Of<int32_t>(ValueType::kInt32, {1, -2, 3}));
-  EXPECT_EQ(ValueToJson(ints, 16), nlohmann::json::array({1, -2, 3}));
+  EXPECT_EQ(ValueToJson(ints, 16), nlohmann::ordered_json::array({1, -2, 3}));
 }
 
 TEST(MetadataJsonTest, NestedArrays) {
@@ -30,7 +30,7 @@ TEST(MetadataJsonTest, NestedArrays) {
   outer.element_type = ValueType::kArray;
   outer.arrays.push_back(Array::Of<uint8_t>(ValueType::kUint8, {1, 2}));
   outer.arrays.push_back(Array::OfStrings({"x"}));
-  EXPECT_EQ(ValueToJson(Value(outer), 16), nlohmann::json::parse(R"([[1, 2], ["x"]])"));
+  EXPECT_EQ(ValueToJson(Value(outer), 16), nlohmann::ordered_json::parse(R"([[1, 2], ["x"]])"));
 }
 
 TEST(MetadataJsonTest, TextRendering) {
