@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the fuzz targets into build-fuzz and runs each for N seconds
+# Builds the fuzz targets into build-fuzz (or the clang tree FUZZ_BUILD
+# names, as CI's sanitizer tree) and runs each for N seconds
 # (default 10), starting from the committed corpus (fuzz/corpus/TARGET) and
 # the seeds fuzz/seeds.sh writes from the test data and the shared data, with
 # the target's dictionary (fuzz/dict/). New inputs go to a temporary directory;

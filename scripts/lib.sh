@@ -12,12 +12,12 @@ TRIT_BUILD_PACKAGES=(
   libcurl4-openssl-dev
   libmicrohttpd-dev
 )
-# Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, and
+# Added for the tests: GoogleTest, Google Benchmark, clang + libFuzzer, ccache, and
 # Python for the cross-check against the independent `gguf` package;
 # chromium and its driver for the chat page's browser tests.
 TRIT_TEST_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev ccache
   python3 python3-venv python3-pip
   gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 lld llvm
   nginx-light nodejs

