@@ -1,0 +1,105 @@
+"""Makes the tiny Qwen3.5 (hybrid Gated DeltaNet) test file under tests/data/hf/qwen35/.
+
+The shape is the real Qwen3.5-0.8B text config shrunk: 4 layers with
+full_attention_interval 4 (3 linear-attention layers, then 1 full-attention
+layer), head_dim with partial_rotary_factor 0.25 and MRoPE sections, gated
+attention output, tied embeddings.  The linear-attention layers keep 2 key
+heads for 4 value heads (as the 9B's 16:32) so the key-head to value-head
+mapping is exercised.  Weights are random (torch.manual_seed(35)) in a real
+transformers Qwen3_5ForCausalLM; the tokenizer is the tiny byte-level BPE of
+tests/data/hf/qwen3 (400 tokens).
+
+Steps: save the checkpoint to a temporary folder, convert it with llama.cpp's
+own convert_hf_to_gguf.py (--outtype f32 --no-mtp: the
+HF class has no MTP block) to qwen35-tiny-f32.gguf, and record
+HF float32 logits of every position for two fixed token sequences into
+expected_logits.json.
+
+Run with a Python that has torch, transformers, tokenizers, safetensors and
+llama.cpp's gguf-py on PYTHONPATH:
+  PYTHONPATH=<llama.cpp>/gguf-py python tests/data/hf/make_qwen35.py \
+      <llama.cpp>/convert_hf_to_gguf.py tests/data/hf/qwen35
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+import torch
+import transformers
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOKENIZER = os.path.join(HERE, "qwen3")
+
+# Token sequences whose logits are recorded (ids < 400).
+SEQUENCES = [
+    [1, 17, 250, 3, 99, 42, 7, 311, 128, 5, 64, 200, 13, 399, 0, 77, 150],
+    [300, 2, 2, 2, 45, 180, 9],
+]
+
+
+# The converter knows a BPE pre-tokenizer by the hash of a test text's ids; the
+# tiny tokenizer's hash is not in its table, so name it "qwen2" (the Split
+# regex it was built with, as the real Qwen3.5's "qwen35" is) and run the
+# converter unchanged otherwise.
+CONVERT = """
+import os, runpy, sys
+converter = sys.argv.pop(1)
+sys.path.insert(0, os.path.dirname(converter))
+from conversion import base
+base.TextModel.get_vocab_base_pre = lambda self, tokenizer: "qwen2"
+sys.argv[0] = converter
+runpy.run_path(converter, run_name="__main__")
+"""
+
+
+def config():
+    return transformers.Qwen3_5TextConfig(
+        vocab_size=400, hidden_size=64, intermediate_size=96, num_hidden_layers=4,
+        num_attention_heads=4, num_key_value_heads=2, head_dim=32,
+        linear_conv_kernel_dim=4, linear_key_head_dim=16, linear_value_head_dim=16,
+        linear_num_key_heads=2, linear_num_value_heads=4, full_attention_interval=4,
+        max_position_embeddings=256, rms_norm_eps=1e-6, tie_word_embeddings=True,
+        rope_parameters=dict(rope_type="default", rope_theta=10000000.0, partial_rotary_factor=0.25,
+                             mrope_section=[2, 1, 1], mrope_interleaved=True),
+        bos_token_id=None, eos_token_id=None, pad_token_id=None)
+
+
+def main():
+    converter, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    torch.manual_seed(35)
+    model = transformers.Qwen3_5ForCausalLM(config()).float().eval()
+    # Random init leaves some parameters at constants (norm weights at 0 or 1,
+    # A_log, dt_bias); perturb every parameter so each one is visible in the
+    # logits.
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "norm" in name:
+                p.copy_(0.2 * torch.randn_like(p) + (0.0 if p.abs().sum() == 0 else 1.0))
+            elif name.endswith("A_log"):
+                p.copy_(torch.log(torch.rand_like(p) * 4 + 0.5))
+            elif name.endswith("dt_bias"):
+                p.copy_(0.5 * torch.randn_like(p))
+            else:
+                p.copy_(0.08 * torch.randn_like(p))
+    with tempfile.TemporaryDirectory() as tmp:
+        model.save_pretrained(tmp)
+        for f in ("tokenizer.json", "tokenizer_config.json"):
+            shutil.copy(os.path.join(TOKENIZER, f), tmp)
+        gguf = os.path.join(out_dir, "qwen35-tiny-f32.gguf")
+        subprocess.run([sys.executable, "-c", CONVERT, converter, tmp, "--outtype", "f32", "--no-mtp",
+                        "--outfile", gguf], check=True)
+    rows = []
+    with torch.no_grad():
+        for ids in SEQUENCES:
+            logits = model(torch.tensor([ids])).logits[0].float()
+            rows.append(dict(ids=ids, logits=[[round(float(v), 6) for v in r] for r in logits]))
+    with open(os.path.join(out_dir, "expected_logits.json"), "w") as f:
+        json.dump(dict(transformers=transformers.__version__, torch=torch.__version__, sequences=rows), f)
+
+
+if __name__ == "__main__":
+    main()
