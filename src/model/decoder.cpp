@@ -121,6 +121,60 @@ void NormRows(const kernels::Ops& ops, const float* weight, int64_t n_rows, int6
 
 }  // namespace
 
+void NormRopeStore(const kernels::Ops& ops, const HParams& h, int64_t il, const float* q_norm, const float* k_norm,
+                   const ForwardBatch& batch, std::span<const kernels::KvView> views, float* q, float* k,
+                   const float* v, ThreadPool& pool) {
+  const int64_t n = static_cast<int64_t>(batch.tokens.size());
+  const kernels::RopeParams& rope = h.layer_rope(il);
+  // Per row: q/k norms, rope, the KV cache store (each row its own position).
+  EachRow(pool, n, [&](int64_t r) {
+    thread_local std::vector<float> cos_row, sin_row;  // (n_rot / 2) this thread's angles
+    cos_row.resize(static_cast<size_t>(rope.n_rot / 2));
+    sin_row.resize(static_cast<size_t>(rope.n_rot / 2));
+    float* cos = cos_row.data();
+    float* sin = sin_row.data();
+    float* qr = &q[r * h.q_dim()];
+    float* kr = &k[r * h.kv_dim()];
+    if (q_norm != nullptr) {
+      for (int64_t hd = 0; hd < h.n_head; ++hd) {
+        ops.rms_norm(qr + hd * h.head_dim, q_norm, h.head_dim, h.rms_eps, qr + hd * h.head_dim);
+      }
+      for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
+        ops.rms_norm(kr + hd * h.head_dim, k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
+      }
+    }
+    kernels::RopeAngles(rope, batch.positions[r], cos, sin);
+    for (int64_t hd = 0; hd < h.n_head; ++hd) ops.rope(rope, cos, sin, qr + hd * h.head_dim);
+    for (int64_t hd = 0; hd < h.n_head_kv; ++hd) ops.rope(rope, cos, sin, kr + hd * h.head_dim);
+    kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
+  });
+}
+
+void AttendRows(const kernels::Ops& ops, const HParams& h, int64_t il, const ForwardBatch& batch,
+                std::span<const kernels::KvView> views, const float* q, float* attn, ThreadPool& pool) {
+  // Every query (row, head) is independent: split over them, never over
+  // keys (attend_work.h).
+  kernels::AttendOptions attend;
+  attend.scale = h.attn_scale;
+  attend.softcap = h.attn_softcap;
+  attend.window = h.is_swa(il) ? h.n_swa : 0;
+  const std::vector<AttendWork> work = PlanAttendWork(batch.seqs, h.n_head, h.n_head_kv, pool.n_threads());
+  pool.ParallelFor(static_cast<int64_t>(work.size()), [&](int64_t begin, int64_t end) {
+    thread_local std::vector<kernels::AttendQuery> queries;
+    for (int64_t i = begin; i < end; ++i) {
+      const AttendWork& w = work[static_cast<size_t>(i)];
+      queries.clear();
+      for (int64_t r = w.row_begin; r < w.row_end; ++r) {  // row by row: neighbours have about the same keys
+        for (int64_t hd = w.head_begin; hd < w.head_end; ++hd) {
+          const int64_t at = r * h.q_dim() + hd * h.head_dim;
+          queries.push_back({&q[at], batch.positions[r] + 1, &attn[at]});
+        }
+      }
+      ops.attend(views[w.row_begin], w.kv_head, h.head_dim, queries, attend);
+    }
+  });
+}
+
 void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<const kernels::KvView> views,
                              ThreadPool& pool, Scratch& s, std::vector<float>& x) const {
   const HParams& h = hparams_;
@@ -140,52 +194,9 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
   AddBias(l.bk, n, h.kv_dim(), k.data());
   AddBias(l.bv, n, h.kv_dim(), v.data());
 
-  const kernels::RopeParams& rope = h.layer_rope(il);
-  // Per row: q/k norms, rope, the KV cache store (each row its own position).
-  EachRow(pool, n, [&](int64_t r) {
-    thread_local std::vector<float> cos_row, sin_row;  // (n_rot / 2) this thread's angles
-    cos_row.resize(static_cast<size_t>(rope.n_rot / 2));
-    sin_row.resize(static_cast<size_t>(rope.n_rot / 2));
-    float* cos = cos_row.data();
-    float* sin = sin_row.data();
-    float* qr = &q[r * h.q_dim()];
-    float* kr = &k[r * h.kv_dim()];
-    if (l.q_norm != nullptr) {
-      for (int64_t hd = 0; hd < h.n_head; ++hd) {
-        ops_.rms_norm(qr + hd * h.head_dim, l.q_norm, h.head_dim, h.rms_eps, qr + hd * h.head_dim);
-      }
-      for (int64_t hd = 0; hd < h.n_head_kv; ++hd) {
-        ops_.rms_norm(kr + hd * h.head_dim, l.k_norm, h.head_dim, h.rms_eps, kr + hd * h.head_dim);
-      }
-    }
-    kernels::RopeAngles(rope, batch.positions[r], cos, sin);
-    for (int64_t hd = 0; hd < h.n_head; ++hd) ops_.rope(rope, cos, sin, qr + hd * h.head_dim);
-    for (int64_t hd = 0; hd < h.n_head_kv; ++hd) ops_.rope(rope, cos, sin, kr + hd * h.head_dim);
-    kernels::KvStore(views[r], batch.positions[r], kr, &v[r * h.kv_dim()]);
-  });
-
-  // Every query (row, head) is independent: split over them, never over
-  // keys (attend_work.h).
+  NormRopeStore(ops_, h, il, l.q_norm, l.k_norm, batch, views, q.data(), k.data(), v.data(), pool);
   std::vector<float>& attn = s.attn;
-  kernels::AttendOptions attend;
-  attend.scale = h.attn_scale;
-  attend.softcap = h.attn_softcap;
-  attend.window = h.is_swa(il) ? h.n_swa : 0;
-  const std::vector<AttendWork> work = PlanAttendWork(batch.seqs, h.n_head, h.n_head_kv, pool.n_threads());
-  pool.ParallelFor(static_cast<int64_t>(work.size()), [&](int64_t begin, int64_t end) {
-    thread_local std::vector<kernels::AttendQuery> queries;
-    for (int64_t i = begin; i < end; ++i) {
-      const AttendWork& w = work[static_cast<size_t>(i)];
-      queries.clear();
-      for (int64_t r = w.row_begin; r < w.row_end; ++r) {  // row by row: neighbours have about the same keys
-        for (int64_t hd = w.head_begin; hd < w.head_end; ++hd) {
-          const int64_t at = r * h.q_dim() + hd * h.head_dim;
-          queries.push_back({&q[at], batch.positions[r] + 1, &attn[at]});
-        }
-      }
-      ops_.attend(views[w.row_begin], w.kv_head, h.head_dim, queries, attend);
-    }
-  });
+  AttendRows(ops_, h, il, batch, views, q.data(), attn.data(), pool);
   NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data(), pool);
   std::vector<float>& out = s.hn;  // the normed input is used up
   ops_.matmul(l.wo, attn.data(), n, out.data(), pool);

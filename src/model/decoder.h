@@ -24,6 +24,7 @@
 
 #include "base/huge_buffer.h"
 #include "formats/gguf/reader.h"
+#include "kernels/kernel_set.h"
 #include "kernels/matmul.h"
 #include "model/hparams.h"
 #include "model/model.h"
@@ -137,6 +138,18 @@ class DecoderModel final : public Model {
   DecoderOptions options_;
   const kernels::Ops& ops_;  // the kernel set chosen at load
 };
+
+// Steps of an attention block over a batch, shared with qwen35's gated
+// attention. Per row of q (n, q_dim), k and v (n, kv_dim): RMS norms of q and
+// k per head (when q_norm and k_norm are given), rope at the row's position,
+// and k, v stored in the row's cache view.
+void NormRopeStore(const kernels::Ops& ops, const HParams& h, int64_t il, const float* q_norm, const float* k_norm,
+                   const ForwardBatch& batch, std::span<const kernels::KvView> views, float* q, float* k,
+                   const float* v, ThreadPool& pool);
+// attn (n, q_dim) := every query of q over its sequence's cached keys (layer
+// il's scale, soft cap and window).
+void AttendRows(const kernels::Ops& ops, const HParams& h, int64_t il, const ForwardBatch& batch,
+                std::span<const kernels::KvView> views, const float* q, float* attn, ThreadPool& pool);
 
 // Reads hyper-parameters, binds weights and builds the model: the body of an
 // architecture's `load`.

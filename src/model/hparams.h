@@ -36,10 +36,17 @@ struct HParams {
   int64_t n_swa = 0;           // sliding window in keys ({arch}.attention.sliding_window), 0 = none
   std::vector<uint8_t> swa_layers;  // (n_layer) 1 = the layer uses the window and rope_swa
   kernels::RopeParams rope_swa;     // rope of sliding-window layers (gemma3: base 10000, no scaling)
+  // Recurrent layers (qwen35's Gated DeltaNet) keep no keys and values but
+  // recurrent_floats floats of state per sequence (conv + delta state).
+  std::vector<uint8_t> recurrent_layers;  // (n_layer) 1 = recurrent; empty = none
+  int64_t recurrent_floats = 0;
 
   int64_t q_dim() const { return n_head * head_dim; }
   int64_t kv_dim() const { return n_head_kv * head_dim; }
   bool is_swa(int64_t il) const { return n_swa > 0 && swa_layers[static_cast<size_t>(il)] != 0; }
+  bool is_recurrent(int64_t il) const {
+    return !recurrent_layers.empty() && recurrent_layers[static_cast<size_t>(il)] != 0;
+  }
   const kernels::RopeParams& layer_rope(int64_t il) const { return is_swa(il) ? rope_swa : rope; }
 };
 

@@ -27,10 +27,15 @@ struct ForwardBatch {
 
 // Where a forward pass keeps keys and values: one view per (sequence, layer),
 // holding at least position + 1 rows for every position the batch uses.
+// Recurrent architectures (qwen35) also keep HParams::recurrent_floats floats
+// of state per (sequence, layer): the state after the sequence's last cached
+// token, which the forward pass reads and advances row by row.
 class KvProvider {
  public:
   virtual ~KvProvider() = default;
   virtual kernels::KvView View(int32_t seq, int64_t layer) = 0;
+  // The recurrent state of (seq, layer); empty when the provider keeps none.
+  virtual std::span<float> RecurrentState(int32_t /*seq*/, int64_t /*layer*/) { return {}; }
 };
 
 class Model {

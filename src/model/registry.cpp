@@ -7,8 +7,8 @@
 namespace trit::model {
 
 std::span<const Architecture* const> Architectures() {
-  static const std::array<const Architecture*, 8> kAll = {
-      &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(), &GemmaArchitecture(),
+  static const std::array<const Architecture*, 9> kAll = {
+      &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(), &Qwen35Architecture(), &GemmaArchitecture(),
       &Gemma2Architecture(), &Gemma3Architecture(), &BitnetArchitecture(), &BertArchitecture()};
   return kAll;
 }

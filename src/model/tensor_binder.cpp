@@ -31,8 +31,14 @@ kernels::Matrix TensorBinder::Matrix(const std::string& name, int64_t n_cols, in
   return kernels::Matrix{t->type, bytes.data(), n_cols, n_rows, t->n_bytes / static_cast<uint64_t>(n_rows)};
 }
 
-const float* TensorBinder::Vector(const std::string& name, int64_t n) {
-  const gguf::TensorInfo* t = Find(name, {n});
+const float* TensorBinder::Vector(const std::string& name, int64_t n) { return Floats(name, {n}); }
+
+const float* TensorBinder::FloatMatrix(const std::string& name, int64_t n_cols, int64_t n_rows) {
+  return Floats(name, {n_cols, n_rows});
+}
+
+const float* TensorBinder::Floats(const std::string& name, const std::vector<int64_t>& shape) {
+  const gguf::TensorInfo* t = Find(name, shape);
   if (t == nullptr) return nullptr;
   if (t->type->type != quant::GgmlType::kF32) {
     status_ = Error(ErrorCode::kUnsupported, "tensor '{}': type {}, expected f32", name, t->type->name);

@@ -22,6 +22,8 @@ class TensorBinder {
   kernels::Matrix Matrix(const std::string& name, int64_t n_cols, int64_t n_rows);
   // A vector of n f32 elements (norm weights, biases).
   const float* Vector(const std::string& name, int64_t n);
+  // An f32 tensor of GGUF shape [n_cols, n_rows] read as floats (qwen35's conv kernels).
+  const float* FloatMatrix(const std::string& name, int64_t n_cols, int64_t n_rows);
 
   bool Has(const std::string& name) const { return file_.FindTensor(name) != nullptr; }
   const Status& status() const { return status_; }
@@ -29,6 +31,7 @@ class TensorBinder {
  private:
   // The tensor when present with exactly `shape`; records the error otherwise.
   const gguf::TensorInfo* Find(const std::string& name, const std::vector<int64_t>& shape);
+  const float* Floats(const std::string& name, const std::vector<int64_t>& shape);
 
   const gguf::File& file_;
   std::string arch_;

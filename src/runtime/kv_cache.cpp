@@ -1,39 +1,88 @@
 #include "runtime/kv_cache.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "base/check.h"
 
 namespace trit::runtime {
 
-KvCache::KvCache(int64_t n_seq, int64_t n_layer, int64_t n_ctx, int64_t kv_dim, kernels::KvType type)
+KvCache::KvCache(int64_t n_seq, const model::HParams& h, int64_t n_ctx, kernels::KvType type)
     : n_seq_(n_seq),
-      n_layer_(n_layer),
+      n_layer_(h.n_layer),
       n_ctx_(n_ctx),
-      kv_dim_(kv_dim),
+      kv_dim_(h.kv_dim()),
       type_(type),
-      element_bytes_(type == kernels::KvType::kF32 ? sizeof(float) : sizeof(uint16_t)) {
-  const size_t n = static_cast<size_t>(n_seq * n_layer * n_ctx * kv_dim) * element_bytes_;
+      element_bytes_(type == kernels::KvType::kF32 ? sizeof(float) : sizeof(uint16_t)),
+      attn_index_(static_cast<size_t>(h.n_layer), -1),
+      recurrent_index_(static_cast<size_t>(h.n_layer), -1) {
+  TRIT_CHECK(h.recurrent_layers.empty() || h.recurrent_layers.size() == static_cast<size_t>(h.n_layer));
+  int64_t n_recurrent = 0;
+  for (int64_t il = 0; il < n_layer_; ++il) {
+    if (h.is_recurrent(il)) {
+      recurrent_index_[static_cast<size_t>(il)] = n_recurrent++;
+    } else {
+      attn_index_[static_cast<size_t>(il)] = n_attn_++;
+    }
+  }
+  recurrent_floats_ = n_recurrent > 0 ? h.recurrent_floats : 0;
+  per_seq_state_ = n_recurrent * recurrent_floats_;
+  const size_t n = static_cast<size_t>(n_seq * n_attn_ * n_ctx * kv_dim_) * element_bytes_;
   k_.assign(n, 0);
   v_.assign(n, 0);
+  state_.assign(static_cast<size_t>(n_seq * per_seq_state_), 0.0f);
+  snapshot_.assign(state_.size(), 0.0f);
 }
 
 kernels::KvView KvCache::View(int32_t seq, int64_t layer) {
   TRIT_CHECK(seq >= 0 && seq < n_seq_ && layer >= 0 && layer < n_layer_);
-  const size_t offset = static_cast<size_t>((seq * n_layer_ + layer) * n_ctx_ * kv_dim_) * element_bytes_;
+  const int64_t a = attn_index_[static_cast<size_t>(layer)];
+  if (a < 0) return kernels::KvView{type_, nullptr, nullptr, kv_dim_};  // a recurrent layer keeps no keys
+  const size_t offset = static_cast<size_t>((seq * n_attn_ + a) * n_ctx_ * kv_dim_) * element_bytes_;
   return kernels::KvView{type_, k_.data() + offset, v_.data() + offset, kv_dim_};
+}
+
+std::span<float> KvCache::RecurrentState(int32_t seq, int64_t layer) {
+  TRIT_CHECK(seq >= 0 && seq < n_seq_ && layer >= 0 && layer < n_layer_);
+  const int64_t r = recurrent_index_[static_cast<size_t>(layer)];
+  if (r < 0 || recurrent_floats_ == 0) return {};
+  return SeqState(state_, seq).subspan(static_cast<size_t>(r * recurrent_floats_),
+                                       static_cast<size_t>(recurrent_floats_));
+}
+
+std::span<float> KvCache::SeqState(std::vector<float>& v, int32_t seq) {
+  TRIT_CHECK(seq >= 0 && seq < n_seq_);
+  return std::span<float>(v).subspan(static_cast<size_t>(seq * per_seq_state_), static_cast<size_t>(per_seq_state_));
 }
 
 void KvCache::CopyPrefix(int32_t from, int32_t to, int64_t n_tokens) {
   TRIT_CHECK(from >= 0 && from < n_seq_ && to >= 0 && to < n_seq_ && from != to);
   TRIT_CHECK(n_tokens >= 0 && n_tokens <= n_ctx_);
   const size_t bytes = static_cast<size_t>(n_tokens * kv_dim_) * element_bytes_;
-  for (int64_t layer = 0; layer < n_layer_; ++layer) {
-    const size_t src = static_cast<size_t>((from * n_layer_ + layer) * n_ctx_ * kv_dim_) * element_bytes_;
-    const size_t dst = static_cast<size_t>((to * n_layer_ + layer) * n_ctx_ * kv_dim_) * element_bytes_;
+  for (int64_t a = 0; a < n_attn_; ++a) {
+    const size_t src = static_cast<size_t>((from * n_attn_ + a) * n_ctx_ * kv_dim_) * element_bytes_;
+    const size_t dst = static_cast<size_t>((to * n_attn_ + a) * n_ctx_ * kv_dim_) * element_bytes_;
     std::memcpy(k_.data() + dst, k_.data() + src, bytes);
     std::memcpy(v_.data() + dst, v_.data() + src, bytes);
   }
+}
+
+void KvCache::SaveState(int32_t seq) {
+  std::ranges::copy(SeqState(state_, seq), SeqState(snapshot_, seq).begin());
+}
+
+void KvCache::RestoreState(int32_t seq) {
+  std::ranges::copy(SeqState(snapshot_, seq), SeqState(state_, seq).begin());
+}
+
+void KvCache::ClearState(int32_t seq) { std::ranges::fill(SeqState(state_, seq), 0.0f); }
+
+void KvCache::CopyState(int32_t from, int32_t to) {
+  std::ranges::copy(SeqState(state_, from), SeqState(state_, to).begin());
+}
+
+void KvCache::CopySnapshot(int32_t from, int32_t to) {
+  std::ranges::copy(SeqState(snapshot_, from), SeqState(state_, to).begin());
 }
 
 }  // namespace trit::runtime

@@ -1,5 +1,7 @@
 #include "runtime/session.h"
 
+#include <algorithm>
+
 namespace trit::runtime {
 
 namespace {
@@ -27,9 +29,14 @@ Expected<std::unique_ptr<Session>> Session::Create(const model::Model& model, co
 
 Session::Session(const model::Model& model, const SessionOptions& options, int64_t n_ctx)
     : model_(model),
-      kv_(options.n_seq, model.hparams().n_layer, n_ctx, model.hparams().kv_dim(), options.kv_type),
+      kv_(options.n_seq, model.hparams(), n_ctx, options.kv_type),
       pool_(options.n_threads),
-      lengths_(static_cast<size_t>(options.n_seq), 0) {}
+      lengths_(static_cast<size_t>(options.n_seq), 0) {
+  if (kv_.recurrent()) {
+    tokens_.resize(static_cast<size_t>(options.n_seq));
+    snapshot_at_.assign(static_cast<size_t>(options.n_seq), -1);
+  }
+}
 
 Status Session::Validate(const Batch& batch) const {
   const int64_t n = static_cast<int64_t>(batch.tokens.size());
@@ -77,6 +84,18 @@ Expected<Logits> Session::Decode(const Batch& batch) {
   out.n_rows = static_cast<int64_t>(batch.logit_rows.size());
   out.n_vocab = model_.hparams().n_vocab;
   out.values.resize(static_cast<size_t>(out.n_rows * out.n_vocab));
+  if (kv_.recurrent()) {
+    // The state before a pass of two or more rows of a sequence is what a
+    // rejected draft rolls back to (the header comment).
+    std::vector<int32_t> rows(lengths_.size(), 0);
+    for (int32_t seq : batch.seqs) ++rows[static_cast<size_t>(seq)];
+    for (size_t seq = 0; seq < rows.size(); ++seq) {
+      if (rows[seq] < 2) continue;
+      kv_.SaveState(static_cast<int32_t>(seq));
+      snapshot_at_[seq] = lengths_[seq];
+    }
+    for (size_t r = 0; r < batch.size(); ++r) tokens_[static_cast<size_t>(batch.seqs[r])].push_back(batch.tokens[r]);
+  }
   const model::ForwardBatch fb{batch.tokens, batch.positions, batch.seqs, batch.logit_rows};
   model_.Forward(fb, kv_, pool_, out.values.data());
   // What follows a forward pass is the caller's serial work (sampling,
@@ -84,6 +103,41 @@ Expected<Logits> Session::Decode(const Batch& batch) {
   pool_.Release();
   for (int32_t seq : batch.seqs) ++lengths_[static_cast<size_t>(seq)];
   return out;
+}
+
+void Session::Replay(int32_t seq, int64_t from, int64_t to) {
+  // In passes of bounded width: the rows' scratch grows with the pass.
+  constexpr int64_t kReplayRows = 256;
+  const std::vector<int32_t>& ids = tokens_[static_cast<size_t>(seq)];
+  for (int64_t begin = from; begin < to; begin += kReplayRows) {
+    const int64_t end = std::min(to, begin + kReplayRows);
+    std::vector<int32_t> positions, seqs(static_cast<size_t>(end - begin), seq);
+    for (int64_t p = begin; p < end; ++p) positions.push_back(static_cast<int32_t>(p));
+    const std::span<const int32_t> tokens(ids.data() + begin, static_cast<size_t>(end - begin));
+    const model::ForwardBatch fb{tokens, positions, seqs, {}};
+    model_.Forward(fb, kv_, pool_, nullptr);
+  }
+  pool_.Release();
+}
+
+void Session::RebuildState(int32_t source, int32_t seq, int64_t n_tokens) {
+  const int64_t snap = snapshot_at_[static_cast<size_t>(source)];
+  int64_t from = 0;
+  if (snap >= 0 && snap <= n_tokens) {
+    if (source == seq) {
+      kv_.RestoreState(seq);
+    } else {
+      kv_.CopySnapshot(source, seq);
+    }
+    from = snap;
+  } else {
+    kv_.ClearState(seq);
+  }
+  if (source != seq) {
+    const std::vector<int32_t>& src = tokens_[static_cast<size_t>(source)];
+    tokens_[static_cast<size_t>(seq)].assign(src.begin(), src.begin() + n_tokens);
+  }
+  Replay(seq, from, n_tokens);
 }
 
 Expected<Logits> Session::Verify(std::span<const int32_t> ids, int32_t seq) {
@@ -111,6 +165,11 @@ Status Session::Truncate(int32_t seq, int64_t n_tokens) {
     return Error(ErrorCode::kInvalidArgument, "cannot truncate sequence {} to {} tokens: it holds {}", seq, n_tokens,
                  Length(seq));
   }
+  if (kv_.recurrent() && n_tokens < Length(seq)) {
+    RebuildState(seq, seq, n_tokens);
+    tokens_[static_cast<size_t>(seq)].resize(static_cast<size_t>(n_tokens));
+    if (snapshot_at_[static_cast<size_t>(seq)] > n_tokens) snapshot_at_[static_cast<size_t>(seq)] = -1;
+  }
   lengths_[static_cast<size_t>(seq)] = n_tokens;
   return Status::Ok();
 }
@@ -127,6 +186,15 @@ Status Session::CopyPrefix(int32_t from, int32_t to, int64_t n_tokens) {
                  Length(from));
   }
   kv_.CopyPrefix(from, to, n_tokens);
+  if (kv_.recurrent()) {
+    snapshot_at_[static_cast<size_t>(to)] = -1;
+    if (n_tokens == Length(from)) {
+      kv_.CopyState(from, to);
+      tokens_[static_cast<size_t>(to)] = tokens_[static_cast<size_t>(from)];
+    } else {
+      RebuildState(from, to, n_tokens);
+    }
+  }
   lengths_[static_cast<size_t>(to)] = n_tokens;
   return Status::Ok();
 }

@@ -6,6 +6,16 @@
 //   CopyPrefix(a, b, n)  sequence b holds the first n tokens of a (a shared prompt)
 // A row's logits are bit-identical whether it runs alone, in a chunk of any
 // size, beside other sequences, or with any thread count (contract 2).
+//
+// Recurrent models (qwen35) hold one state per sequence, the state after its
+// last token, which cannot be cut back as keys can. The session keeps every
+// sequence's token ids and a snapshot of its state taken before each pass that
+// gives it two or more rows (a prompt, a verified draft). Truncate and
+// CopyPrefix to a shorter length restore that snapshot when it is not past
+// the kept length (else the state of no token) and run the kept tokens after
+// it again, without logits; contract 2 makes the state that gives the same
+// bits as the one first computed. So a rejected draft costs one pass over the
+// accepted tokens, and a prefix shorter than the last prompt is recomputed.
 #pragma once
 
 #include <cstdint>
@@ -89,11 +99,21 @@ class Session {
  private:
   Session(const model::Model& model, const SessionOptions& options, int64_t n_ctx);
   Status Validate(const Batch& batch) const;
+  // Recurrent models: sequence `seq`, whose state is that after its first
+  // `from` tokens, runs its tokens [from, to) again (no logits).
+  void Replay(int32_t seq, int64_t from, int64_t to);
+  // Recurrent models: the state of `seq` becomes that after `n_tokens` of
+  // the tokens `tokens_[source]` (source = seq, or the sequence it copies).
+  void RebuildState(int32_t source, int32_t seq, int64_t n_tokens);
 
   const model::Model& model_;
   KvCache kv_;
   ThreadPool pool_;
   std::vector<int64_t> lengths_;  // (n_seq) tokens in each sequence's cache
+  // Recurrent models only: each sequence's token ids, and the length its
+  // state snapshot was taken at (-1: no snapshot).
+  std::vector<std::vector<int32_t>> tokens_;
+  std::vector<int64_t> snapshot_at_;
 };
 
 }  // namespace trit::runtime
