@@ -85,7 +85,8 @@ TEST(RunCommandTest, SpeculativeDecodingGivesThePlainText) {
          {std::vector<std::string>{"--spec", "lookup"}, {"--draft", BundledModelPath(), "--draft-max", "3"}}) {
       std::vector<std::string> args = base;
       args.insert(args.end(), spec.begin(), spec.end());
-        const RunResult r = RunTrit(args);
+      args.push_back("--verbose");
+      const RunResult r = RunTrit(args);
       ASSERT_EQ(r.exit_code, 0) << r.err;
       EXPECT_EQ(r.out, plain.out) << spec[0] << " temp " << temp;
       EXPECT_NE(r.err.find("[speculative: "), std::string::npos) << r.err;
