@@ -19,6 +19,7 @@ temporary files: never inside the repository.
 --layers N keeps N layers (a multiple of 4: N/4 full-attention layers) for quick format checks.
 """
 import argparse
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -31,19 +32,16 @@ import transformers
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TOKENIZER = os.path.join(ROOT, "tests", "data", "hf", "qwen3")
 
-# The converter knows a BPE pre-tokenizer by the hash of a test text's ids;
-# the tiny tokenizer's is not in its table, so it is named "qwen2" (the same
-# Split regex the real "qwen35" pre-tokenizer uses) and the converter runs
-# unchanged otherwise.
-CONVERT = """
-import os, runpy, sys
-converter = sys.argv.pop(1)
-sys.path.insert(0, os.path.dirname(converter))
-from conversion import base
-base.TextModel.get_vocab_base_pre = lambda self, tokenizer: "qwen2"
-sys.argv[0] = converter
-runpy.run_path(converter, run_name="__main__")
-"""
+
+def test_generator():
+    """tests/data/hf/make_qwen35.py, whose CONVERT runs llama.cpp's converter
+    with the tiny tokenizer named "qwen2" (the same Split regex as the real
+    "qwen35" pre-tokenizer; its hash is not in the converter's table)."""
+    path = os.path.join(ROOT, "tests", "data", "hf", "make_qwen35.py")
+    spec = importlib.util.spec_from_file_location("make_qwen35_fixture", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def config(layers):
@@ -80,7 +78,7 @@ def main():
         for f in ("tokenizer.json", "tokenizer_config.json"):
             shutil.copy(os.path.join(TOKENIZER, f), tmp)
         print("converting with llama.cpp's convert_hf_to_gguf.py", file=sys.stderr, flush=True)
-        subprocess.run([sys.executable, "-c", CONVERT, args.converter, tmp, "--outtype", "f16", "--no-mtp",
+        subprocess.run([sys.executable, "-c", test_generator().CONVERT, args.converter, tmp, "--outtype", "f16", "--no-mtp",
                         "--outfile", args.output], check=True)
 
 
