@@ -10,7 +10,7 @@
 // bits so n ln2_hi is exact (Cody-Waite); e^r by Cephes' expf polynomial in
 // Horner steps; times 2^n from the exponent bits. Within 2 ulp of e^x over
 // the clamp range. Every step is one rounding (-ffp-contract=off: no fused
-// multiply-add). NaN gives an unspecified value.
+// multiply-add). NaN gives NaN here and an unspecified value in the SIMD form.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +29,9 @@ inline constexpr float kExpPoly[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334
                                       4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 inline float ExpFixed(float x) {
+  // NaN passes the clamp unchanged, and converting it to int below is
+  // undefined behaviour (a corrupt model's NaN weights reach here): answer NaN.
+  if (std::isnan(x)) return x;
   x = std::min(std::max(x, kExpMin), kExpMax);
   const float n = std::nearbyint(x * kLog2E);  // the default rounding: to nearest, ties to even
   const float r = (x - n * kLn2Hi) - n * kLn2Lo;
