@@ -24,7 +24,8 @@ TRIT_TEST_PACKAGES=(
   chromium chromium-driver
 )
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step says how long the script has run, so a slow CI run shows where its time went.
+log() { printf '\033[1m==> [%dm%02ds] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # Installs the given Debian packages unless all are present already.
