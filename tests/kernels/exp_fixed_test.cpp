@@ -1,6 +1,6 @@
 // ExpFixed (exp_fixed.h): within 2 ulp of libm's exp over the clamp range
 // (a dense sweep), e^0 = 1 exactly, and the clamp's values at and beyond its
-// ends. Its vector form's bits are checked against it through attention
+// ends, and NaN for NaN. Its vector form's bits are checked against it through attention
 // (attention_optimized_test.cpp), whose reference calls this scalar form.
 #include "kernels/exp_fixed.h"
 
@@ -39,6 +39,13 @@ TEST(ExpFixed, ClampAndSpecialValues) {
   EXPECT_TRUE(std::isfinite(ceiling));
   EXPECT_EQ(ExpFixed(1000.0f), ceiling);
   EXPECT_EQ(ExpFixed(std::numeric_limits<float>::infinity()), ceiling);
+}
+
+// A corrupt model's NaN reaches here (the fuzz smoke run found it): the
+// answer is NaN, not an integer conversion of NaN (undefined behaviour).
+TEST(ExpFixed, NanGivesNan) {
+  EXPECT_TRUE(std::isnan(ExpFixed(std::numeric_limits<float>::quiet_NaN())));
+  EXPECT_TRUE(std::isnan(ExpFixed(-std::numeric_limits<float>::quiet_NaN())));
 }
 
 }  // namespace
