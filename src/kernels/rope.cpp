@@ -9,7 +9,8 @@ void RopeAngles(const RopeParams& p, int64_t pos, float* cos_out, float* sin_out
   for (int64_t i = 0; i < half; ++i) {
     const double inv_freq = std::pow(static_cast<double>(p.freq_base),
                                      -2.0 * static_cast<double>(i) / static_cast<double>(p.n_rot));
-    const double theta = static_cast<double>(pos) * static_cast<double>(p.freq_scale) * inv_freq;
+    double theta = static_cast<double>(pos) * static_cast<double>(p.freq_scale) * inv_freq;
+    if (p.freq_factors != nullptr) theta /= static_cast<double>(p.freq_factors[i]);
     cos_out[i] = static_cast<float>(std::cos(theta));
     sin_out[i] = static_cast<float>(std::sin(theta));
   }

@@ -1,7 +1,9 @@
 // Rotary position embedding (RoPE).
 //
 // For pair i (0 <= i < n_rot / 2) the angle is
-//   theta_i = pos * freq_scale * freq_base^(-2i / n_rot)
+//   theta_i = pos * freq_scale * freq_base^(-2i / n_rot) / freq_factors[i]
+// (freq_factors: optional, llama.cpp's rope_freqs; gemma4's proportional
+// rope leaves pairs unrotated with factors of 1e30)
 // and the pair (a, b) becomes (a cos - b sin, a sin + b cos).
 // kNormal (llama): pairs are (x[2i], x[2i+1]).
 // kNeox (qwen2, qwen3, ...): pairs are (x[i], x[i + n_rot/2]).
@@ -19,6 +21,7 @@ struct RopeParams {
   float freq_base = 10000.0f;
   float freq_scale = 1.0f;
   RopeMode mode = RopeMode::kNormal;
+  const float* freq_factors = nullptr;  // (n_rot / 2) optional divisors of the angles
 };
 
 // cos_out, sin_out (n_rot / 2): the angles of position `pos`, computed in double.

@@ -82,6 +82,30 @@ TEST(RopeTest, BothModesMatchTheFormula) {
   }
 }
 
+// gemma4's proportional rope: factors divide the angles; a factor of 1e30
+// leaves its pair where it is (cos 1, sin ~1e-27).
+TEST(RopeTest, FrequencyFactorsDivideTheAngles) {
+  RopeParams p;
+  p.n_rot = 8;
+  p.freq_base = 1e6f;
+  p.mode = RopeMode::kNeox;
+  const std::vector<float> factors = {1.0f, 2.0f, 1e30f, 1e30f};
+  p.freq_factors = factors.data();
+  const int64_t pos = 37;
+  std::vector<float> c(4), s(4);
+  RopeAngles(p, pos, c.data(), s.data());
+  for (int64_t i = 0; i < 4; ++i) {
+    const double theta = pos * std::pow(1e6, -2.0 * i / 8) / factors[static_cast<size_t>(i)];
+    EXPECT_FLOAT_EQ(c[i], static_cast<float>(std::cos(theta))) << i;
+    EXPECT_FLOAT_EQ(s[i], static_cast<float>(std::sin(theta))) << i;
+  }
+  const std::vector<float> x = Random(8, 5);
+  std::vector<float> y = x;
+  RopeApply(p, c.data(), s.data(), y.data());
+  for (int64_t i : {2, 3, 6, 7}) EXPECT_FLOAT_EQ(y[i], x[i]) << i;
+  EXPECT_NE(y[1], x[1]);
+}
+
 TEST(SoftmaxTest, MatchesDoubleAndSumsToOne) {
   std::vector<float> x = Random(50, 4);
   for (float& v : x) v *= 10.0f;
