@@ -1,5 +1,7 @@
 #include "model/hparams.h"
 
+#include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace trit::model {
@@ -38,6 +40,25 @@ Status ReadFloat(const gguf::File& file, const std::string& key, float* out) {
   return Status::Ok();
 }
 
+// Element i of an integer array, widened; false when the elements are not integers.
+bool ArrayInt(const gguf::Array& a, size_t i, int64_t* out) {
+  switch (a.element_type) {
+    case gguf::ValueType::kUint8: *out = a.At<uint8_t>(i); return true;
+    case gguf::ValueType::kInt8: *out = a.At<int8_t>(i); return true;
+    case gguf::ValueType::kUint16: *out = a.At<uint16_t>(i); return true;
+    case gguf::ValueType::kInt16: *out = a.At<int16_t>(i); return true;
+    case gguf::ValueType::kUint32: *out = a.At<uint32_t>(i); return true;
+    case gguf::ValueType::kInt32: *out = a.At<int32_t>(i); return true;
+    case gguf::ValueType::kInt64: *out = a.At<int64_t>(i); return true;
+    case gguf::ValueType::kUint64: {
+      const uint64_t v = a.At<uint64_t>(i);
+      *out = v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+      return true;
+    }
+    default: return false;
+  }
+}
+
 std::optional<int32_t> ReadTokenId(const gguf::File& file, const std::string& key, int64_t n_vocab) {
   Expected<int64_t> v = file.GetInt(key);
   if (!v.ok() || *v < 0 || *v >= n_vocab) return std::nullopt;
@@ -60,12 +81,18 @@ Expected<HParams> ReadHParams(const gguf::File& file, const std::string& arch, k
   if (Status s = ReadInt(file, p + "embedding_length", 1, kMaxDim, &h.n_embd, true); !s.ok()) return s;
   if (Status s = ReadInt(file, p + "block_count", 1, kMaxLayers, &h.n_layer, true); !s.ok()) return s;
   if (Status s = ReadInt(file, p + "attention.head_count", 1, kMaxDim, &h.n_head, true); !s.ok()) return s;
-  h.n_head_kv = h.n_head;
-  if (Status s = ReadInt(file, p + "attention.head_count_kv", 1, h.n_head, &h.n_head_kv, false); !s.ok()) return s;
-  if (h.n_head % h.n_head_kv != 0) {
-    return Error(ErrorCode::kCorrupt, "metadata '{}attention.head_count' ({}) is not a multiple of head_count_kv ({})",
-                 p, h.n_head, h.n_head_kv);
+  h.layer_n_head_kv.assign(static_cast<size_t>(h.n_layer), h.n_head);
+  if (Status s = ReadLayerInts(file, p + "attention.head_count_kv", h.n_layer, 1, h.n_head, &h.layer_n_head_kv, false);
+      !s.ok()) {
+    return s;
   }
+  for (const int64_t n_kv : h.layer_n_head_kv) {
+    if (h.n_head % n_kv != 0) {
+      return Error(ErrorCode::kCorrupt,
+                   "metadata '{}attention.head_count' ({}) is not a multiple of head_count_kv ({})", p, h.n_head, n_kv);
+    }
+  }
+  h.n_head_kv = *std::ranges::max_element(h.layer_n_head_kv);
   h.head_dim = h.n_embd / h.n_head;
   if (Status s = ReadInt(file, p + "attention.key_length", 1, kMaxDim, &h.head_dim, false); !s.ok()) return s;
   int64_t value_length = h.head_dim;
@@ -74,7 +101,11 @@ Expected<HParams> ReadHParams(const gguf::File& file, const std::string& arch, k
     return Error(ErrorCode::kUnsupported, "metadata '{}attention.value_length' is {}, expected key_length {}", p,
                  value_length, h.head_dim);
   }
-  if (Status s = ReadInt(file, p + "feed_forward_length", 1, kMaxDim * 8, &h.n_ff, true); !s.ok()) return s;
+  if (Status s = ReadLayerInts(file, p + "feed_forward_length", h.n_layer, 1, kMaxDim * 8, &h.layer_n_ff, true);
+      !s.ok()) {
+    return s;
+  }
+  h.n_ff = *std::ranges::max_element(h.layer_n_ff);
   if (Status s = ReadInt(file, p + "context_length", 1, int64_t{1} << 24, &h.n_ctx_train, true); !s.ok()) return s;
   if (Status s = ReadFloat(file, p + "attention.layer_norm_rms_epsilon", &h.rms_eps); !s.ok()) return s;
   if (!(h.rms_eps > 0.0f && h.rms_eps < 1.0f)) {
@@ -116,6 +147,39 @@ Expected<HParams> ReadHParams(const gguf::File& file, const std::string& arch, k
 Status ReadIntKey(const gguf::File& file, const std::string& key, int64_t lo, int64_t hi, int64_t* out,
                   bool required) {
   return ReadInt(file, key, lo, hi, out, required);
+}
+
+Status ReadLayerInts(const gguf::File& file, const std::string& key, int64_t n_layer, int64_t lo, int64_t hi,
+                     std::vector<int64_t>* out, bool required) {
+  const gguf::Value* value = file.Find(key);
+  if (value == nullptr) {
+    if (required) return Error(ErrorCode::kNotFound, "metadata '{}' is missing", key);
+    return Status::Ok();
+  }
+  const gguf::Array* array = value->get_if<gguf::Array>();
+  if (array == nullptr) {
+    int64_t v = 0;
+    if (Status s = ReadInt(file, key, lo, hi, &v, true); !s.ok()) return s;
+    out->assign(static_cast<size_t>(n_layer), v);
+    return Status::Ok();
+  }
+  if (static_cast<int64_t>(array->size()) != n_layer) {
+    return Error(ErrorCode::kCorrupt, "metadata '{}' has {} entries, expected one per layer ({})", key, array->size(),
+                 n_layer);
+  }
+  out->assign(static_cast<size_t>(n_layer), 0);
+  for (size_t i = 0; i < array->size(); ++i) {
+    int64_t v = 0;
+    if (!ArrayInt(*array, i, &v)) {
+      return Error(ErrorCode::kCorrupt, "metadata '{}' is an array of {}, expected integers", key,
+                   gguf::ValueTypeName(array->element_type));
+    }
+    if (v < lo || v > hi) {
+      return Error(ErrorCode::kCorrupt, "metadata '{}' entry {} is {}, expected {}..{}", key, i, v, lo, hi);
+    }
+    (*out)[i] = v;
+  }
+  return Status::Ok();
 }
 
 Status ReadPositiveFloatKey(const gguf::File& file, const std::string& key, float* out) {

@@ -20,9 +20,15 @@ struct HParams {
   int64_t n_embd = 0;        // {arch}.embedding_length
   int64_t n_layer = 0;       // {arch}.block_count
   int64_t n_head = 0;        // {arch}.attention.head_count
-  int64_t n_head_kv = 0;     // {arch}.attention.head_count_kv (default n_head)
+  int64_t n_head_kv = 0;     // {arch}.attention.head_count_kv (default n_head); the largest when per layer
   int64_t head_dim = 0;      // {arch}.attention.key_length (default n_embd / n_head)
-  int64_t n_ff = 0;          // {arch}.feed_forward_length
+  int64_t n_ff = 0;          // {arch}.feed_forward_length; the largest when per layer
+  // The same keys per layer (n_layer entries): llama.cpp writes either one
+  // number or an array (gemma4). An architecture with uniform layers binds
+  // its weights with the scalars above, so a file whose layers differ fails
+  // there, naming the first tensor of the wrong shape.
+  std::vector<int64_t> layer_n_head_kv;
+  std::vector<int64_t> layer_n_ff;
   float rms_eps = 1e-5f;     // {arch}.attention.layer_norm_rms_epsilon
   kernels::RopeParams rope;  // n_rot from {arch}.rope.dimension_count (default head_dim)
   std::optional<int32_t> bos_id;  // tokenizer.ggml.bos_token_id
@@ -40,6 +46,11 @@ struct HParams {
   // recurrent_floats floats of state per sequence (conv + delta state).
   std::vector<uint8_t> recurrent_layers;  // (n_layer) 1 = recurrent; empty = none
   int64_t recurrent_floats = 0;
+  // Width of each layer's cached keys (and as many values) per position,
+  // when layers differ (gemma4: per-layer head sizes and KV head counts);
+  // 0 = the layer keeps none (a recurrent layer, or one that reads another
+  // layer's cache). Empty = kv_dim() for every attention layer.
+  std::vector<int64_t> layer_kv_dims;
 
   int64_t q_dim() const { return n_head * head_dim; }
   int64_t kv_dim() const { return n_head_kv * head_dim; }
@@ -48,6 +59,10 @@ struct HParams {
     return !recurrent_layers.empty() && recurrent_layers[static_cast<size_t>(il)] != 0;
   }
   const kernels::RopeParams& layer_rope(int64_t il) const { return is_swa(il) ? rope_swa : rope; }
+  int64_t layer_kv_dim(int64_t il) const {
+    if (is_recurrent(il)) return 0;
+    return layer_kv_dims.empty() ? kv_dim() : layer_kv_dims[static_cast<size_t>(il)];
+  }
 };
 
 // llama.cpp's layer pattern (llama_hparams::set_swa_pattern, not dense-first):
@@ -66,6 +81,11 @@ Expected<HParams> ReadHParams(const gguf::File& file, const std::string& archite
 // is an error only when `required`.
 Status ReadIntKey(const gguf::File& file, const std::string& key, int64_t lo, int64_t hi, int64_t* out,
                   bool required);
+// One integer per layer from `key`: a scalar (the same for every layer) or
+// an array of n_layer integers, each in lo..hi. An absent key leaves *out
+// as it is and is an error only when `required`.
+Status ReadLayerInts(const gguf::File& file, const std::string& key, int64_t n_layer, int64_t lo, int64_t hi,
+                     std::vector<int64_t>* out, bool required);
 // A float that must be > 0 when present.
 Status ReadPositiveFloatKey(const gguf::File& file, const std::string& key, float* out);
 

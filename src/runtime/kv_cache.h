@@ -1,5 +1,7 @@
 // The cache of a session. For every sequence and attention layer: n_ctx rows
-// of n_head_kv * head_dim keys and as many values, in f16 (default) or f32.
+// of HParams::layer_kv_dim(layer) keys (n_head_kv * head_dim, unless layers
+// differ) and as many values, in f16 (default) or f32. A layer of width 0
+// (gemma4's shared-KV layers read an earlier layer's) keeps none.
 // For every sequence and recurrent layer (HParams::recurrent_layers, qwen35's
 // Gated DeltaNet): HParams::recurrent_floats floats of f32 state, the state
 // after the sequence's last cached token, plus one saved copy of it (the
@@ -44,17 +46,18 @@ class KvCache final : public model::KvProvider {
  private:
   std::span<float> SeqState(std::vector<float>& v, int32_t seq);
 
-  int64_t n_seq_, n_layer_, n_ctx_, kv_dim_;
+  int64_t n_seq_, n_layer_, n_ctx_;
   kernels::KvType type_;
   size_t element_bytes_;
-  // Per layer: its index among the attention layers (-1: recurrent) and
-  // among the recurrent ones (-1: attention).
-  std::vector<int64_t> attn_index_, recurrent_index_;
-  int64_t n_attn_ = 0;
+  // Per layer: the width of its rows (0: it keeps no keys), where its rows
+  // start within a sequence's block (elements), and its index among the
+  // recurrent layers (-1: not recurrent).
+  std::vector<int64_t> width_, offset_, recurrent_index_;
+  int64_t seq_elements_ = 0;  // elements of keys (as many of values) per sequence
   int64_t recurrent_floats_ = 0;  // per (sequence, recurrent layer)
   int64_t per_seq_state_ = 0;     // floats of state per sequence
-  std::vector<uint8_t> k_;        // (n_seq, n_attn, n_ctx, kv_dim) elements of type_
-  std::vector<uint8_t> v_;        // (n_seq, n_attn, n_ctx, kv_dim) elements of type_
+  std::vector<uint8_t> k_;        // per sequence, per layer with keys: (n_ctx, width) elements of type_
+  std::vector<uint8_t> v_;        // the same layout
   std::vector<float> state_;      // (n_seq, n_recurrent, recurrent_floats)
   std::vector<float> snapshot_;   // (n_seq, n_recurrent, recurrent_floats)
 };
