@@ -29,6 +29,7 @@ const Architecture& Qwen35Architecture();
 const Architecture& GemmaArchitecture();
 const Architecture& Gemma2Architecture();
 const Architecture& Gemma3Architecture();
+const Architecture& Gemma4Architecture();
 const Architecture& BitnetArchitecture();
 const Architecture& BertArchitecture();
 
