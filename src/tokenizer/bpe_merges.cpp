@@ -77,7 +77,8 @@ size_t Utf8Length(uint8_t lead) {
 
 }  // namespace
 
-void BpeMerges::EncodeWord(std::string_view word, bool ignore_merges, std::vector<TokenId>* out) const {
+void BpeMerges::EncodeWord(std::string_view word, bool ignore_merges, std::vector<TokenId>* out,
+                           bool hex_bytes) const {
   if (word.empty()) return;
   if (ignore_merges) {
     const TokenId whole = vocab_.Find(word);
@@ -133,7 +134,15 @@ void BpeMerges::EncodeWord(std::string_view word, bool ignore_merges, std::vecto
       continue;
     }
     for (size_t k = s.begin; k < s.begin + s.size; ++k) {
-      const TokenId byte_token = vocab_.Find(word.substr(k, 1));
+      TokenId byte_token = kNoToken;
+      if (hex_bytes) {
+        static constexpr char kHex[] = "0123456789ABCDEF";
+        const uint8_t b = static_cast<uint8_t>(word[k]);
+        const char name[] = {'<', '0', 'x', kHex[b >> 4], kHex[b & 15], '>'};
+        byte_token = vocab_.Find(std::string_view(name, sizeof(name)));
+      } else {
+        byte_token = vocab_.Find(word.substr(k, 1));
+      }
       if (byte_token != kNoToken) out->push_back(byte_token);
     }
   }

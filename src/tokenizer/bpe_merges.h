@@ -28,9 +28,11 @@ class BpeMerges {
   // after AppendByteEncoded): start from its characters, repeatedly merge the
   // adjacent pair of lowest rank (leftmost first), then map each symbol to
   // its token; a symbol that is no token gives the tokens of its single
-  // bytes that are tokens (llama.cpp's fallback). With `ignore_merges`, a word
-  // that is a token is that token.
-  void EncodeWord(std::string_view word, bool ignore_merges, std::vector<TokenId>* out) const;
+  // bytes that are tokens (llama.cpp's fallback), spelled as the byte itself
+  // or, with `hex_bytes` (SentencePiece-style vocabularies), as "<0xXX>".
+  // With `ignore_merges`, a word that is a token is that token.
+  void EncodeWord(std::string_view word, bool ignore_merges, std::vector<TokenId>* out,
+                  bool hex_bytes = false) const;
 
  private:
   struct Merge {

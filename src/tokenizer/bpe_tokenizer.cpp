@@ -3,7 +3,13 @@
 // as GPT-2's printable characters (byte_unicode.h), merge (bpe_merges.h).
 // Decoding maps token characters back to bytes; the pre type says whether
 // the facade then applies llama.cpp's clean_spaces.
+//
+// SentencePiece-style BPE (model "gemma4", the pre type's spm_style): spaces
+// become U+2581 before the split, pieces merge as raw UTF-8, bytes fall back
+// to "<0xXX>" tokens, and decoding turns U+2581 back into spaces and byte
+// tokens into their byte.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tokenizer/algorithms.h"
@@ -21,7 +27,15 @@ class BpeTokenizer final : public Tokenizer {
     // Pieces of normal tokens, decoded once (llama.cpp's cache_token_to_piece).
     pieces_.resize(static_cast<size_t>(vocab_.size()));
     for (TokenId id = 0; id < vocab_.size(); ++id) {
-      if (vocab_.type(id) == TokenType::kNormal) AppendByteDecoded(vocab_.text(id), &pieces_[static_cast<size_t>(id)]);
+      std::string& piece = pieces_[static_cast<size_t>(id)];
+      const TokenType type = vocab_.type(id);
+      if (type == TokenType::kNormal && pre_.spm_style()) {
+        piece = UnescapeSpaces(vocab_.text(id));
+      } else if (type == TokenType::kNormal) {
+        AppendByteDecoded(vocab_.text(id), &piece);
+      } else if (type == TokenType::kByte && pre_.spm_style()) {
+        piece = ByteOfToken(vocab_.text(id));
+      }
     }
   }
 
@@ -37,10 +51,10 @@ class BpeTokenizer final : public Tokenizer {
         if (render_special) piece = vocab_.text(id);
         break;
       case TokenType::kUserDefined: piece = vocab_.text(id); break;
-      case TokenType::kNormal: piece = pieces_[static_cast<size_t>(id)]; break;
+      case TokenType::kNormal:
+      case TokenType::kByte: piece = pieces_[static_cast<size_t>(id)]; break;  // a byte's only when spm_style
       case TokenType::kUndefined:
-      case TokenType::kUnused:
-      case TokenType::kByte: break;
+      case TokenType::kUnused: break;
     }
     if (lstrip && !piece.empty() && piece.front() == ' ') piece.remove_prefix(1);
     return std::string(piece);
@@ -51,6 +65,7 @@ class BpeTokenizer final : public Tokenizer {
 
  protected:
   void EncodeFragment(std::string_view text, bool /*after_special*/, std::vector<TokenId>* out) const override {
+    if (pre_.spm_style()) return EncodeSpmStyle(text, out);
     std::vector<std::string_view> words;
     pre_.Split(text, &words);
     std::string encoded;
@@ -62,6 +77,55 @@ class BpeTokenizer final : public Tokenizer {
   }
 
  private:
+  static constexpr std::string_view kSpaceMark = "\xe2\x96\x81";  // U+2581
+
+  static std::string UnescapeSpaces(std::string_view text) {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      if (text.substr(i, kSpaceMark.size()) == kSpaceMark) {
+        out += ' ';
+        i += kSpaceMark.size();
+      } else {
+        out += text[i++];
+      }
+    }
+    return out;
+  }
+
+  // "<0xAB>" -> the byte 0xAB; empty for any other text.
+  static std::string ByteOfToken(std::string_view text) {
+    if (text.size() != 6 || !text.starts_with("<0x") || text[5] != '>') return {};
+    auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1; };
+    const int hi = nibble(text[3]), lo = nibble(text[4]);
+    if (hi < 0 || lo < 0) return {};
+    return std::string(1, static_cast<char>(hi * 16 + lo));
+  }
+
+  // llama.cpp's llm_tokenizer_bpe_session::tokenize for its gemma4 pre type.
+  void EncodeSpmStyle(std::string_view text, std::vector<TokenId>* out) const {
+    std::string escaped;
+    escaped.reserve(text.size());
+    for (char c : text) {
+      if (c == ' ') {
+        escaped += kSpaceMark;
+      } else {
+        escaped += c;
+      }
+    }
+    std::vector<std::string_view> words;
+    pre_.Split(escaped, &words);
+    for (std::string_view word : words) {
+      if (word.find_first_not_of('\n') == std::string_view::npos) {
+        const TokenId whole = vocab_.Find(word);
+        if (whole != kNoToken) {
+          out->push_back(whole);
+          continue;
+        }
+      }
+      merges_.EncodeWord(word, pre_.ignore_merges(), out, /*hex_bytes=*/true);
+    }
+  }
+
   PreTokenizer pre_;
   BpeMerges merges_;
   std::vector<std::string> pieces_;  // by id; normal tokens only
@@ -75,6 +139,7 @@ Expected<std::unique_ptr<Tokenizer>> MakeBpeTokenizer(Vocab vocab) {
   // llama.cpp adds BOS by default for these pre types when the file does not say.
   const std::string_view type = pre->type_name();
   vocab.SetDefaultAddBos(type == "llama3" || type == "tekken" || type == "chameleon");
+  if (type == "gemma4") vocab.ForceAddBos();  // llama.cpp overrides a file's false for this pre type
   return std::unique_ptr<Tokenizer>(new BpeTokenizer(std::move(vocab), std::move(pre).value()));
 }
 

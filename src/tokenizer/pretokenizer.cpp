@@ -67,11 +67,14 @@ struct PreType {
   std::vector<std::string_view> regexes;
   bool clean_spaces = true;
   bool ignore_merges = false;
+  bool spm_style = false;
 };
 
 const std::vector<PreType>& PreTypes() {
   static const std::vector<PreType> kTypes = {
       {"default", {"default"}, {R"([\p{P}\$\+<=>\^~\|]+)", kGpt2, kDigits, kThreeDigits}},
+      // SentencePiece-style BPE: only newline runs apart (no merge holds one).
+      {"gemma4", {"gemma4", "granite-embed-multi-311m"}, {R"([^\n]+|[\n]+)"}, true, false, true},
       {"gpt2",
        {"gpt-2", "phi-2", "jina-es", "jina-de", "jina-v2-es", "jina-v2-de", "gigachat", "a.x-4.0", "mellum", "exaone4"},
        {kGpt2}},
@@ -226,6 +229,7 @@ Expected<PreTokenizer> PreTokenizer::ForName(std::string_view pre) {
 std::string_view PreTokenizer::type_name() const { return impl_->type->type; }
 bool PreTokenizer::clean_spaces() const { return impl_->type->clean_spaces; }
 bool PreTokenizer::ignore_merges() const { return impl_->type->ignore_merges; }
+bool PreTokenizer::spm_style() const { return impl_->type->spm_style; }
 
 namespace {
 

@@ -49,6 +49,11 @@ class PreTokenizer {
   bool clean_spaces() const;
   // A word that is itself a token is emitted whole, without merges (llama3, tekken).
   bool ignore_merges() const;
+  // SentencePiece-style BPE (gemma4): spaces become U+2581 before the split,
+  // words are merged as raw UTF-8 (no byte-level spelling), bytes that are no
+  // token fall back to "<0xXX>" tokens, and a word of newlines that is a
+  // token is that token.
+  bool spm_style() const;
 
  private:
   struct Impl;

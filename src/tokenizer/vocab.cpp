@@ -61,14 +61,14 @@ Expected<Vocab> Vocab::FromGguf(const gguf::File& file) {
   v.model_name_ = *model;
   if (*model == "llama") {
     v.model_ = ModelType::kSpm;
-  } else if (*model == "gpt2") {
+  } else if (*model == "gpt2" || *model == "gemma4") {
     v.model_ = ModelType::kBpe;
   } else if (*model == "bert") {
     v.model_ = ModelType::kWpm;
   } else {
     return Error(ErrorCode::kUnsupported,
                  "tokenizer model '{}' is not supported (supported: llama (SentencePiece), gpt2 (byte-level BPE), "
-                 "bert (WordPiece))",
+                 "gemma4 (BPE over '\u2581'-escaped text), bert (WordPiece))",
                  *model);
   }
   v.pre_ = "default";
@@ -77,6 +77,8 @@ Expected<Vocab> Vocab::FromGguf(const gguf::File& file) {
     if (!pre.ok()) return pre.status();
     v.pre_ = *pre;
   }
+  // llama.cpp's loader takes model "gemma4" to mean its own pre type, whatever .pre says.
+  if (*model == "gemma4") v.pre_ = "gemma4";
 
   Expected<const gguf::Array*> tokens = file.GetArray(kTokensKey);
   if (!tokens.ok()) return tokens.status();
@@ -119,7 +121,8 @@ Expected<Vocab> Vocab::FromGguf(const gguf::File& file) {
     v.merges_ = (*merges)->strings;
   }
   if (v.model_ == ModelType::kBpe && v.merges_.empty()) {
-    return Error(ErrorCode::kCorrupt, "tokenizer model 'gpt2' needs 'tokenizer.ggml.merges', which is missing or empty");
+    return Error(ErrorCode::kCorrupt, "tokenizer model '{}' needs 'tokenizer.ggml.merges', which is missing or empty",
+                 *model);
   }
 
   // Later duplicates do not replace the first id of a text, as in llama.cpp.
@@ -138,6 +141,7 @@ Expected<Vocab> Vocab::FromGguf(const gguf::File& file) {
       v.add_space_prefix_ = true;
       break;
     case ModelType::kBpe:
+      if (*model == "gemma4") break;  // no default ids: the file names them (llama.cpp)
       v.special_.bos = in_vocab(11);
       v.special_.eos = in_vocab(11);
       break;

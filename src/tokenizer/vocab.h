@@ -29,7 +29,8 @@ enum class TokenType : uint8_t {
   kByte = 6,
 };
 
-// tokenizer.ggml.model: "llama" (SentencePiece), "gpt2" (byte-level BPE), "bert" (WordPiece).
+// tokenizer.ggml.model: "llama" (SentencePiece), "gpt2" (byte-level BPE), "gemma4" (BPE over
+// '▁'-escaped UTF-8, pre type gemma4), "bert" (WordPiece).
 enum class ModelType { kSpm, kBpe, kWpm };
 
 struct SpecialIds {
@@ -56,7 +57,7 @@ class Vocab {
   Vocab& operator=(const Vocab&) = delete;
 
   ModelType model() const { return model_; }
-  std::string_view model_name() const { return model_name_; }  // as in the file: "llama", "gpt2", "bert"
+  std::string_view model_name() const { return model_name_; }  // as in the file: "llama", "gpt2", "gemma4", "bert"
   const std::string& pre() const { return pre_; }                // tokenizer.ggml.pre; "default" when absent
   int32_t size() const { return static_cast<int32_t>(tokens_.size()); }
   bool Valid(TokenId id) const { return id >= 0 && id < size(); }
@@ -83,6 +84,8 @@ class Vocab {
   void SetDefaultAddBos(bool add_bos) {
     if (!add_bos_in_file_) add_bos_ = add_bos;
   }
+  // BOS whatever the file says (llama.cpp's override for the gemma4 pre type).
+  void ForceAddBos() { add_bos_ = true; }
   bool add_eos() const { return add_eos_; }
   bool add_sep() const { return add_sep_; }
   bool add_space_prefix() const { return add_space_prefix_; }
