@@ -137,14 +137,15 @@ TEST(RunCommandTest, ABrokenChatTemplateSaysHowToSkipIt) {
 // model's guesses are rarely likely enough to be drafted; rolling the
 // recurrent state back after a rejected draft is tested in
 // tests/model/qwen35_test.cpp.)
-TEST(RunCommandTest, Qwen35SpeculativeDecodingGivesThePlainText) {
-  const std::string model = SourcePath("tests/data/hf/qwen35/qwen35-tiny-f32.gguf");
+// `trit run` with each kind of speculation gives the text it gives without.
+void ExpectSpeculationGivesThePlainText(const std::string& relative_model) {
+  const std::string model = SourcePath(relative_model);
   const std::vector<std::string> base = {"run", model, "ab ab ab ab", "-n", "40", "--temp", "0", "--raw"};
   RunResult plain = RunTrit(base);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   ASSERT_FALSE(plain.out.empty());
   // A q8_0 copy as the draft model, as a user would make one.
-  const std::string dir = MakeTempDir("trit-run-qwen35");
+  const std::string dir = MakeTempDir("trit-run-spec");
   const std::string draft = dir + "/draft-q8_0.gguf";
   ASSERT_EQ(RunTrit({"quantize", model, draft, "q8_0"}).exit_code, 0);
   for (const std::vector<std::string>& spec :
@@ -156,6 +157,16 @@ TEST(RunCommandTest, Qwen35SpeculativeDecodingGivesThePlainText) {
     EXPECT_EQ(r.out, plain.out) << spec[0];
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST(RunCommandTest, Qwen35SpeculativeDecodingGivesThePlainText) {
+  ExpectSpeculationGivesThePlainText("tests/data/hf/qwen35/qwen35-tiny-f32.gguf");
+}
+
+// Gemma 4's shared-KV layers read another layer's cache through every
+// rejected draft and rollback.
+TEST(RunCommandTest, Gemma4SpeculativeDecodingGivesThePlainText) {
+  ExpectSpeculationGivesThePlainText("tests/data/hf/gemma4/gemma4-tiny-f32.gguf");
 }
 
 TEST(RunCommandTest, BadUsage) {
