@@ -18,6 +18,10 @@ constexpr std::string_view kHermesOpen = "<tool_call>";
 constexpr std::string_view kHermesClose = "</tool_call>";
 constexpr std::string_view kMistralMarker = "[TOOL_CALLS]";
 constexpr std::string_view kPythonTag = "<|python_tag|>";
+constexpr std::string_view kGemma4Open = "<|tool_call>";
+constexpr std::string_view kGemma4Call = "<|tool_call>call:";
+constexpr std::string_view kGemma4Close = "<tool_call|>";
+constexpr std::string_view kGemma4Quote = "<|\"|>";
 
 std::string_view Trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
@@ -154,6 +158,136 @@ ToolReply ParseJson(std::string_view text, std::span<const std::string> function
   return reply;
 }
 
+// Gemma 4's call arguments (its chat template's format_argument with bare
+// keys) read into JSON: strings between <|"|> marks, bare or quoted keys,
+// numbers, true/false/null, objects and arrays. `at` advances past the value.
+class Gemma4ArgumentReader {
+ public:
+  explicit Gemma4ArgumentReader(std::string_view text) : text_(text) {}
+
+  bool Value(size_t* at, int depth, json* out) const {
+    if (depth > 64) return false;
+    SkipSpaces(at);
+    if (*at >= text_.size()) return false;
+    if (text_.substr(*at).starts_with(kGemma4Quote)) return Quoted(at, out);
+    if (text_[*at] == '{') return Object(at, depth, out);
+    if (text_[*at] == '[') {
+      ++*at;
+      *out = json::array();
+      SkipSpaces(at);
+      if (*at < text_.size() && text_[*at] == ']') return ++*at, true;
+      while (true) {
+        json item;
+        if (!Value(at, depth + 1, &item)) return false;
+        out->push_back(std::move(item));
+        SkipSpaces(at);
+        if (*at >= text_.size()) return false;
+        if (text_[(*at)++] == ']') return true;
+        if (text_[*at - 1] != ',') return false;
+      }
+    }
+    // A bare scalar: up to the next delimiter, and it must be a JSON number or literal.
+    const size_t end = text_.find_first_of(",}]", *at);
+    const std::string_view bare = Trim(text_.substr(*at, (end == std::string_view::npos ? text_.size() : end) - *at));
+    json v = Parse(bare);
+    if (bare.empty() || !(v.is_number() || v.is_boolean() || v.is_null())) return false;
+    *out = std::move(v);
+    *at = end == std::string_view::npos ? text_.size() : end;
+    return true;
+  }
+
+  bool Object(size_t* at, int depth, json* out) const {
+    if (*at >= text_.size() || text_[*at] != '{') return false;
+    ++*at;
+    *out = json::object();
+    SkipSpaces(at);
+    if (*at < text_.size() && text_[*at] == '}') return ++*at, true;
+    while (true) {
+      SkipSpaces(at);
+      std::string key;
+      if (text_.substr(*at).starts_with(kGemma4Quote)) {
+        json k;
+        if (!Quoted(at, &k)) return false;
+        key = k.get<std::string>();
+      } else {
+        const size_t colon = text_.find(':', *at);
+        if (colon == std::string_view::npos) return false;
+        key = std::string(Trim(text_.substr(*at, colon - *at)));
+        if (key.empty() || key.find_first_of("{}[],") != std::string::npos) return false;
+        *at = colon;
+      }
+      SkipSpaces(at);
+      if (*at >= text_.size() || text_[*at] != ':') return false;
+      ++*at;
+      json value;
+      if (!Value(at, depth + 1, &value)) return false;
+      (*out)[key] = std::move(value);
+      SkipSpaces(at);
+      if (*at >= text_.size()) return false;
+      if (text_[(*at)++] == '}') return true;
+      if (text_[*at - 1] != ',') return false;
+    }
+  }
+
+ private:
+  bool Quoted(size_t* at, json* out) const {
+    const size_t begin = *at + kGemma4Quote.size();
+    const size_t end = text_.find(kGemma4Quote, begin);
+    if (end == std::string_view::npos) return false;
+    *out = std::string(text_.substr(begin, end - begin));
+    *at = end + kGemma4Quote.size();
+    return true;
+  }
+  void SkipSpaces(size_t* at) const {
+    while (*at < text_.size() && (text_[*at] == ' ' || text_[*at] == '\n' || text_[*at] == '\t' || text_[*at] == '\r')) {
+      ++*at;
+    }
+  }
+
+  std::string_view text_;
+};
+
+// One Gemma 4 call's body (after "<|tool_call>call:", up to "<tool_call|>"):
+// a function name, then its arguments object.
+bool ReadGemma4Call(std::string_view body, std::span<const std::string> functions, ToolCall* out) {
+  const size_t brace = body.find('{');
+  if (brace == std::string_view::npos) return false;
+  const std::string name(Trim(body.substr(0, brace)));
+  if (std::find(functions.begin(), functions.end(), name) == functions.end()) return false;
+  const Gemma4ArgumentReader reader(body);
+  size_t at = brace;
+  json args;
+  if (!reader.Object(&at, 0, &args) || !Trim(body.substr(at)).empty()) return false;
+  *out = ToolCall{name, args.dump()};
+  return true;
+}
+
+ToolReply ParseGemma4(std::string_view text, std::span<const std::string> functions) {
+  ToolReply reply;
+  std::string content;
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t open = text.find(kGemma4Call, at);
+    if (open == std::string_view::npos) break;
+    // A reply cut off at the end of its turn may lack the closing mark.
+    const size_t inner = open + kGemma4Call.size();
+    size_t close = text.find(kGemma4Close, inner);
+    const size_t end = close == std::string_view::npos ? text.size() : close + kGemma4Close.size();
+    if (close == std::string_view::npos) close = text.size();
+    ToolCall call;
+    if (!ReadGemma4Call(text.substr(inner, close - inner), functions, &call)) {
+      content.append(text.substr(at, end - at));
+    } else {
+      content.append(text.substr(at, open - at));
+      reply.calls.push_back(std::move(call));
+    }
+    at = end;
+  }
+  content.append(text.substr(std::min(at, text.size())));
+  reply.content = std::string(Trim(content));
+  return reply;
+}
+
 // GBNF string literal of `text` (quotes included).
 std::string Literal(std::string_view text) {
   std::string out = "\"";
@@ -187,8 +321,10 @@ std::string_view StreamableContent(std::string_view text, ToolCallFormat format)
   size_t begin = 0;
   while (begin < text.size() && IsSpace(text[begin])) ++begin;
   size_t end = text.size();
-  if (format == ToolCallFormat::kHermes || format == ToolCallFormat::kMistral) {
-    const std::string_view marker = format == ToolCallFormat::kHermes ? kHermesOpen : kMistralMarker;
+  if (format == ToolCallFormat::kHermes || format == ToolCallFormat::kMistral || format == ToolCallFormat::kGemma4) {
+    const std::string_view marker = format == ToolCallFormat::kHermes   ? kHermesOpen
+                                    : format == ToolCallFormat::kGemma4 ? kGemma4Open
+                                                                        : kMistralMarker;
     const size_t at = text.find(marker);
     end = at != std::string_view::npos ? at : BeforePartialMarker(text, marker);
   } else {
@@ -207,12 +343,14 @@ std::string_view ToolCallFormatName(ToolCallFormat format) {
     case ToolCallFormat::kHermes: return "hermes";
     case ToolCallFormat::kLlama3: return "llama3";
     case ToolCallFormat::kMistral: return "mistral";
+    case ToolCallFormat::kGemma4: return "gemma4";
     case ToolCallFormat::kJson: return "json";
   }
   return "json";
 }
 
 ToolCallFormat DetectToolCallFormat(std::string_view chat_template) {
+  if (chat_template.find(kGemma4Call) != std::string_view::npos) return ToolCallFormat::kGemma4;
   if (chat_template.find(kHermesOpen) != std::string_view::npos) return ToolCallFormat::kHermes;
   if (chat_template.find(kMistralMarker) != std::string_view::npos) return ToolCallFormat::kMistral;
   // Llama 3.1-3.3 announce "Environment: ipython" and ask for "parameters".
@@ -229,13 +367,39 @@ ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span
     case ToolCallFormat::kHermes: return ParseHermes(text, functions);
     case ToolCallFormat::kLlama3: return ParseLlama3(text, functions);
     case ToolCallFormat::kMistral: return ParseMistral(text, functions);
+    case ToolCallFormat::kGemma4: return ParseGemma4(text, functions);
     case ToolCallFormat::kJson: return ParseJson(text, functions);
   }
   return ParseJson(text, functions);
 }
 
+namespace {
+
+// Gemma 4's call syntax over the given function names (its arguments are not
+// JSON, so no JSON Schema grammar applies to them).
+std::string Gemma4CallGbnf(std::span<const ToolSpec> tools, bool parallel) {
+  std::string names;
+  for (const ToolSpec& tool : tools) names += (names.empty() ? "" : " | ") + Literal(tool.name);
+  const std::string quote = Literal(kGemma4Quote);
+  std::string g;
+  g += fmt::format("root ::= CALL{}\n", parallel ? " CALL*" : "");
+  g += fmt::format("CALL ::= {} NAME \"{{\" (PAIR (\",\" PAIR)*)? \"}}\" {}\n", Literal(kGemma4Call), Literal(kGemma4Close));
+  g += fmt::format("NAME ::= {}\n", names);
+  g += "PAIR ::= KEY \":\" VALUE\n";
+  g += "KEY ::= [a-zA-Z_] [a-zA-Z0-9_]*\n";
+  g += "VALUE ::= STR | NUM | \"true\" | \"false\" | \"null\" | \"{\" (PAIR (\",\" PAIR)*)? \"}\" | "
+       "\"[\" (VALUE (\",\" VALUE)*)? \"]\"\n";
+  // A string holds anything but the start of a mark ("<|").
+  g += fmt::format("STR ::= {} ([^<] | \"<\" [^|])* {}\n", quote, quote);
+  g += "NUM ::= \"-\"? [0-9]+ (\".\" [0-9]+)? ([eE] [-+]? [0-9]+)?\n";
+  return g;
+}
+
+}  // namespace
+
 Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel) {
   if (tools.empty()) return Error(ErrorCode::kInvalidArgument, "no function to call");
+  if (format == ToolCallFormat::kGemma4) return Gemma4CallGbnf(tools, parallel);
   const char* args_key = format == ToolCallFormat::kLlama3 ? "parameters" : "arguments";
   using ojson = nlohmann::ordered_json;
   ojson alternatives = ojson::array();
@@ -277,6 +441,7 @@ Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSp
       break;
     }
     case ToolCallFormat::kMistral: root = fmt::format("root ::= {} CALL\n", Literal(kMistralMarker)); break;
+    case ToolCallFormat::kGemma4:  // answered above
     case ToolCallFormat::kLlama3:
     case ToolCallFormat::kJson:
       // One call; several are the array form of kJson.

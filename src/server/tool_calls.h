@@ -7,6 +7,8 @@
 //   kLlama3   {"name": "f", "parameters": {...}}                            (Llama 3.1-3.3 JSON calls,
 //             after an optional <|python_tag|>)
 //   kMistral  [TOOL_CALLS][{"name": "f", "arguments": {...}}, ...]          (Mistral Nemo, Small)
+//   kGemma4   <|tool_call>call:f{city:<|"|>Paris<|"|>,n:3}<tool_call|>      (Gemma 4: keys bare,
+//             strings between <|"|> marks, numbers, true/false/null, {...}, [...])
 //   kJson     {"name": "f", "arguments": {...}}, or an array of those        (any other template)
 // The reading is lenient in what surrounds a call (whitespace, a ```json
 // fence around a kJson call, "arguments" given as a string holding JSON)
@@ -25,7 +27,7 @@
 
 namespace trit::server {
 
-enum class ToolCallFormat { kHermes, kLlama3, kMistral, kJson };
+enum class ToolCallFormat { kHermes, kLlama3, kMistral, kGemma4, kJson };
 
 std::string_view ToolCallFormatName(ToolCallFormat format);
 
@@ -53,7 +55,7 @@ ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span
 // whitespace and whitespace before a hold are withheld too (the finished
 // content is trimmed), so the result only grows as the text does and is
 // always a prefix of ParseToolReply(finished text).content. Hermes and Mistral hold from their marker (or from a
-// tail that could begin it); Llama 3 and plain JSON hold a whole reply that
+// tail that could begin it), and so does Gemma 4; Llama 3 and plain JSON hold a whole reply that
 // begins like a call ({, [, a ``` fence, <|python_tag|>).
 std::string_view StreamableContent(std::string_view text, ToolCallFormat format);
 
@@ -68,6 +70,8 @@ struct ToolSpec {
 // or with `parallel` one or more, of the given functions, in `format`, with
 // arguments valid under each function's schema. Errors name the function
 // whose schema cannot be converted (grammar/json_schema.h says what can).
+// kGemma4's calls are not JSON, so there the grammar holds the call syntax
+// and the function names, and not the arguments' schema.
 Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel);
 
 // Whether a chat template handles tools itself (renders tool definitions,

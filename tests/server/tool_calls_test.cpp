@@ -28,6 +28,32 @@ TEST(ToolCallsTest, TheFormatComesFromTheTemplatesMarkers) {
   EXPECT_EQ(DetectToolCallFormat(ReadTemplate("meta-llama-Llama-3.2-3B-Instruct.jinja")), ToolCallFormat::kLlama3);
   EXPECT_EQ(DetectToolCallFormat(ReadTemplate("mistralai-Mistral-Nemo-Instruct-2407.jinja")), ToolCallFormat::kMistral);
   EXPECT_EQ(DetectToolCallFormat(ReadTemplate("HuggingFaceH4-zephyr-7b-beta.jinja")), ToolCallFormat::kJson);
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("google-gemma-4-31B-it.jinja")), ToolCallFormat::kGemma4);
+}
+
+// As Gemma 4's chat template writes calls back (format_argument, bare keys).
+TEST(ToolCallsTest, Gemma4Calls) {
+  const ToolReply r = ParseToolReply(
+      "Checking.<|tool_call>call:get_weather{city:<|\"|>Paris, FR<|\"|>,days:3,metric:true,"
+      "when:{from:<|\"|>mon<|\"|>,hours:[1,2.5]},note:null}<tool_call|><|tool_call>call:add{a:1,b:-2}<tool_call|>",
+      ToolCallFormat::kGemma4, kFunctions);
+  EXPECT_EQ(r.content, "Checking.");
+  const std::vector<ToolCall> want{
+      {"get_weather", R"({"city":"Paris, FR","days":3,"metric":true,"note":null,"when":{"from":"mon","hours":[1,2.5]}})"},
+      {"add", R"({"a":1,"b":-2})"}};
+  EXPECT_EQ(r.calls, want);
+  // Cut off before its closing mark (the turn ended): still a call.
+  EXPECT_EQ(ParseToolReply("<|tool_call>call:add{}", ToolCallFormat::kGemma4, kFunctions).calls,
+            (std::vector<ToolCall>{{"add", "{}"}}));
+  for (const char* bad : {"<|tool_call>call:delete_all{}<tool_call|>",       // not offered
+                          "<|tool_call>call:add{a:one}<tool_call|>",          // a bare word is no value
+                          "<|tool_call>call:add{a:<|\"|>1}<tool_call|>",       // unclosed string
+                          "<|tool_call>call:add{a:1,}<tool_call|>",           // no key after the comma
+                          "<|tool_call>call:add{a:1} trailing<tool_call|>"}) {
+    const ToolReply b = ParseToolReply(bad, ToolCallFormat::kGemma4, kFunctions);
+    EXPECT_TRUE(b.calls.empty()) << bad;
+    EXPECT_EQ(b.content, bad);
+  }
 }
 
 TEST(ToolCallsTest, HermesCallsAmidText) {
@@ -133,6 +159,11 @@ TEST(ToolCallsTest, ForcedCallGrammarsParseBack) {
       {ToolCallFormat::kMistral, false, "[TOOL_CALLS][{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}]",
        {"[TOOL_CALLS][{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}},{\"name\":\"add\",\"arguments\":{\"a\":3,\"b\":4}}]"},
        1},
+      {ToolCallFormat::kGemma4, true,
+       "<|tool_call>call:add{a:1,b:2}<tool_call|><|tool_call>call:get_weather{city:<|\"|>Oslo<|\"|>}<tool_call|>",
+       {"<|tool_call>call:mul{a:1}<tool_call|>", "{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}",
+        "<|tool_call>call:add{a:<|\"|>x<|\"|y<|\"|>}<tool_call|>"},
+       2},
       {ToolCallFormat::kJson, false, "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}",
        {"{\"arguments\":{\"city\":\"Paris\"},\"name\":\"get_weather\"}", " {\"name\":\"get_weather\"}"},
        1},
@@ -199,6 +230,8 @@ TEST(ToolCallsTest, StreamedContentIsAlwaysAPrefixOfTheFinalContent) {
       {ToolCallFormat::kJson, "{not a call after all"},
       {ToolCallFormat::kLlama3, "<|python_tag|>{\"name\":\"add\",\"parameters\":{}}"},
       {ToolCallFormat::kLlama3, "<|pyth is not the tag"},
+      {ToolCallFormat::kGemma4, "Sure.<|tool_call>call:add{a:1,b:2}<tool_call|>"},
+      {ToolCallFormat::kGemma4, "Text with <|tool_ but no call."},
   };
   for (const auto& [format, text] : replies) {
     const std::string final_content = ParseToolReply(text, format, kFunctions).content;
