@@ -75,20 +75,25 @@ bool ReadCalls(const json& value, std::span<const std::string> functions, std::v
   return true;
 }
 
-ToolReply ParseHermes(std::string_view text, std::span<const std::string> functions) {
+// Calls written between an opening and a closing marker amid text (Hermes,
+// Gemma 4): `read` turns one body into a call; a body it refuses stays
+// content, markers included. A reply cut off at the end of its turn may lack
+// the last closing marker.
+template <class ReadBody>
+ToolReply ParseMarkedCalls(std::string_view text, std::string_view open_marker, std::string_view close_marker,
+                           const ReadBody& read) {
   ToolReply reply;
   std::string content;
   size_t at = 0;
   while (at < text.size()) {
-    const size_t open = text.find(kHermesOpen, at);
+    const size_t open = text.find(open_marker, at);
     if (open == std::string_view::npos) break;
-    // A reply cut off at the end of its turn may lack the closing tag.
-    const size_t inner = open + kHermesOpen.size();
-    size_t close = text.find(kHermesClose, inner);
-    const size_t end = close == std::string_view::npos ? text.size() : close + kHermesClose.size();
+    const size_t inner = open + open_marker.size();
+    size_t close = text.find(close_marker, inner);
+    const size_t end = close == std::string_view::npos ? text.size() : close + close_marker.size();
     if (close == std::string_view::npos) close = text.size();
     ToolCall call;
-    if (!ReadCall(Parse(Trim(text.substr(inner, close - inner))), functions, &call)) {
+    if (!read(text.substr(inner, close - inner), &call)) {
       content.append(text.substr(at, end - at));
     } else {
       content.append(text.substr(at, open - at));
@@ -99,6 +104,12 @@ ToolReply ParseHermes(std::string_view text, std::span<const std::string> functi
   content.append(text.substr(std::min(at, text.size())));
   reply.content = std::string(Trim(content));
   return reply;
+}
+
+ToolReply ParseHermes(std::string_view text, std::span<const std::string> functions) {
+  return ParseMarkedCalls(text, kHermesOpen, kHermesClose, [&](std::string_view body, ToolCall* call) {
+    return ReadCall(Parse(Trim(body)), functions, call);
+  });
 }
 
 ToolReply ParseLlama3(std::string_view text, std::span<const std::string> functions) {
@@ -263,29 +274,9 @@ bool ReadGemma4Call(std::string_view body, std::span<const std::string> function
 }
 
 ToolReply ParseGemma4(std::string_view text, std::span<const std::string> functions) {
-  ToolReply reply;
-  std::string content;
-  size_t at = 0;
-  while (at < text.size()) {
-    const size_t open = text.find(kGemma4Call, at);
-    if (open == std::string_view::npos) break;
-    // A reply cut off at the end of its turn may lack the closing mark.
-    const size_t inner = open + kGemma4Call.size();
-    size_t close = text.find(kGemma4Close, inner);
-    const size_t end = close == std::string_view::npos ? text.size() : close + kGemma4Close.size();
-    if (close == std::string_view::npos) close = text.size();
-    ToolCall call;
-    if (!ReadGemma4Call(text.substr(inner, close - inner), functions, &call)) {
-      content.append(text.substr(at, end - at));
-    } else {
-      content.append(text.substr(at, open - at));
-      reply.calls.push_back(std::move(call));
-    }
-    at = end;
-  }
-  content.append(text.substr(std::min(at, text.size())));
-  reply.content = std::string(Trim(content));
-  return reply;
+  return ParseMarkedCalls(text, kGemma4Call, kGemma4Close, [&](std::string_view body, ToolCall* call) {
+    return ReadGemma4Call(body, functions, call);
+  });
 }
 
 // GBNF string literal of `text` (quotes included).
