@@ -1,5 +1,8 @@
 #include "chat/chat_template.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include "chat/builtins.h"
 #include "chat/evaluator.h"
 #include "chat/json_parse.h"
@@ -95,7 +98,41 @@ Expected<Value> ToolsValue(std::string_view tools_json) {
   return tools;
 }
 
+// The variables Apply sets for every render besides extra_variables.
+constexpr std::string_view kRendererVariables[] = {"messages",  "tools",     "documents", "add_generation_prompt",
+                                                   "bos_token", "eos_token"};
+
+// chat_template_kwargs' members, each refused when it would replace a
+// variable the renderer sets (in `globals` or always) or hide a global
+// function: a kwarg named "messages" would otherwise silently swap the
+// conversation the request sent.
+Expected<Dict> KwargsDict(std::string_view kwargs_json, const Dict& globals) {
+  Expected<Value> kwargs = ParseJson(kwargs_json);
+  if (!kwargs.ok()) return kwargs.status().WithContext("chat_template_kwargs");
+  if (!kwargs->is_dict()) {
+    return Status(ErrorCode::kInvalidArgument, "chat_template_kwargs: expected a JSON object of template variables");
+  }
+  for (const auto& [name, value] : kwargs->as_dict().entries) {
+    const bool reserved = globals.Find(name) != nullptr || IsGlobalFunction(name) ||
+                          std::find(std::begin(kRendererVariables), std::end(kRendererVariables), name) !=
+                              std::end(kRendererVariables);
+    if (reserved) {
+      return Status(ErrorCode::kInvalidArgument,
+                    "chat_template_kwargs: key '" + name +
+                        "' is set by the renderer (messages, tools, add_generation_prompt, bos_token, ...), "
+                        "not by chat_template_kwargs");
+    }
+  }
+  return kwargs->as_dict();
+}
+
 }  // namespace
+
+Status CheckTemplateKwargs(std::string_view kwargs_json) {
+  if (kwargs_json.empty()) return Status::Ok();
+  Expected<Dict> kwargs = KwargsDict(kwargs_json, Dict{});
+  return kwargs.ok() ? Status::Ok() : kwargs.status();
+}
 
 ChatTemplate::ChatTemplate(std::unique_ptr<Program> program) : program_(std::move(program)) {}
 ChatTemplate::ChatTemplate(ChatTemplate&&) noexcept = default;
@@ -135,6 +172,11 @@ Expected<std::string> ChatTemplate::Apply(const std::vector<ChatMessage>& messag
   globals.Set("bos_token", Value::String(options.bos_token));
   globals.Set("eos_token", Value::String(options.eos_token));
   for (const auto& [name, value] : options.extra_variables) globals.Set(name, Value::String(value));
+  if (!options.kwargs_json.empty()) {
+    Expected<Dict> kwargs = KwargsDict(options.kwargs_json, globals);
+    if (!kwargs.ok()) return kwargs.status().WithContext("chat template");
+    for (auto& [name, value] : kwargs->entries) globals.Set(name, std::move(value));
+  }
   RenderLimits limits;
   limits.max_output_bytes = options.max_output_bytes;
   try {

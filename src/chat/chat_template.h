@@ -59,8 +59,23 @@ struct ApplyOptions {
   std::string tools_json;
   // Further string variables the template may read (e.g. date_string).
   std::vector<std::pair<std::string, std::string>> extra_variables;
+  // chat_template_kwargs, as vLLM and llama-server take them: the JSON text
+  // of an object whose members become template variables, values as
+  // json.loads gives them (`{"enable_thinking": false}` turns Qwen3's
+  // thinking off, Gemma 4's on with true). A member naming a variable the
+  // renderer sets (messages, tools, add_generation_prompt, bos_token, an
+  // extra variable, a global function) is refused, not overridden: the
+  // request has its own fields for those. Empty: none.
+  std::string kwargs_json;
   size_t max_output_bytes = size_t{16} << 20;  // a rendering past this is an error
 };
+
+// The checks Apply makes of ApplyOptions::kwargs_json that need no
+// template: one JSON object, no member named like a variable the renderer
+// always sets. kInvalidArgument with the context "chat_template_kwargs"
+// ("chat_template_kwargs: key 'messages' is set by the renderer ..."), so
+// a frontend can refuse a request or a flag before any model loads.
+Status CheckTemplateKwargs(std::string_view kwargs_json);
 
 class ChatTemplate {
  public:
@@ -71,7 +86,9 @@ class ChatTemplate {
 
   // Renders the conversation. Errors (raise_exception() in the template, type
   // errors, undefined values, limits) name the construct and line:column;
-  // tools_json that is not an array of objects is kInvalidArgument too.
+  // tools_json that is not an array of objects is kInvalidArgument too, and
+  // so is kwargs_json that CheckTemplateKwargs refuses or that names an
+  // extra variable.
   // The template is immutable: Apply may run on several threads at once.
   Expected<std::string> Apply(const std::vector<ChatMessage>& messages, const ApplyOptions& options) const;
 

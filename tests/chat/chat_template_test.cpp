@@ -180,5 +180,95 @@ TEST(ChatTemplate, ToolErrorsAreStatuses) {
             "chat template: messages[1]: tool_calls[0].function.arguments: JSON nested deeper than 128 levels");
 }
 
+// chat_template_kwargs: Qwen3.5 writes an empty thought when thinking is off,
+// so the model answers at once; without the kwarg it opens a thought.
+TEST(ChatTemplate, KwargsTurnQwen35ThinkingOff) {
+  auto t = ChatTemplate::Compile(ReadTemplate("Qwen-Qwen3.5-4B.jinja"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ApplyOptions options;
+  options.add_generation_prompt = true;
+  auto thinking = t->Apply({{"user", "Hi"}}, options);
+  ASSERT_TRUE(thinking.ok()) << thinking.status().message();
+  EXPECT_EQ(*thinking, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n");
+  options.kwargs_json = R"({"enable_thinking": false})";
+  auto quiet = t->Apply({{"user", "Hi"}}, options);
+  ASSERT_TRUE(quiet.ok()) << quiet.status().message();
+  EXPECT_EQ(*quiet, "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\n");
+  // `enable_thinking is false` holds for the JSON false only, as in jinja2.
+  options.kwargs_json = R"({"enable_thinking": 0})";
+  auto zero = t->Apply({{"user", "Hi"}}, options);
+  ASSERT_TRUE(zero.ok()) << zero.status().message();
+  EXPECT_EQ(*zero, *thinking);
+}
+
+// Gemma 4 thinks only when asked: <|think|> heads the system turn, and the
+// model's turn is left open instead of holding an empty thought channel.
+TEST(ChatTemplate, KwargsTurnGemma4ThinkingOn) {
+  auto t = ChatTemplate::Compile(ReadTemplate("google-gemma-4-31B-it.jinja"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ApplyOptions options;
+  options.add_generation_prompt = true;
+  options.bos_token = "<bos>";
+  auto plain = t->Apply({{"user", "Hi"}}, options);
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  EXPECT_EQ(plain->find("<|think|>"), std::string::npos) << *plain;
+  EXPECT_TRUE(plain->ends_with("<|turn>model\n<|channel>thought\n<channel|>")) << *plain;
+  options.kwargs_json = R"({"enable_thinking": true})";
+  auto thinking = t->Apply({{"user", "Hi"}}, options);
+  ASSERT_TRUE(thinking.ok()) << thinking.status().message();
+  EXPECT_TRUE(thinking->starts_with("<bos><|turn>system\n<|think|>\n<turn|>\n")) << *thinking;
+  EXPECT_TRUE(thinking->ends_with("<|turn>model\n")) << *thinking;
+}
+
+TEST(ChatTemplate, KwargsOfAnyJsonTypeInTheirOrder) {
+  auto t = ChatTemplate::Compile("{% for k, v in kw.items() %}{{ k }}={{ v | tojson }};{% endfor %}{{ n + 1 }}");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ApplyOptions options;
+  options.kwargs_json = R"({"kw": {"z": [1, "a"], "a": null}, "n": 41})";
+  auto out = t->Apply({{"user", "Hi"}}, options);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(*out, "z=[1, \"a\"];a=null;42");
+}
+
+TEST(ChatTemplate, KwargsNamingARendererVariableAreRefused) {
+  auto t = ChatTemplate::Compile("{{ messages | length }}");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  const auto error_of = [&](const std::string& kwargs_json) {
+    ApplyOptions options;
+    options.kwargs_json = kwargs_json;
+    options.extra_variables = {{"date_string", "01 Jan 2025"}};
+    auto out = t->Apply({{"user", "Hi"}}, options);
+    EXPECT_FALSE(out.ok()) << *out;
+    return out.ok() ? std::string() : out.status().message();
+  };
+  for (const char* name : {"messages", "tools", "add_generation_prompt", "bos_token", "eos_token", "documents",
+                           "raise_exception", "date_string"}) {
+    EXPECT_EQ(error_of(std::string(R"({"enable_thinking": true, ")") + name + R"(": 1})"),
+              std::string("chat template: chat_template_kwargs: key '") + name +
+                  "' is set by the renderer (messages, tools, add_generation_prompt, bos_token, ...), not by "
+                  "chat_template_kwargs");
+  }
+  // Without a template, only the names every render sets are known.
+  EXPECT_FALSE(CheckTemplateKwargs(R"({"bos_token": ""})").ok());
+  EXPECT_TRUE(CheckTemplateKwargs(R"({"date_string": "x", "enable_thinking": false})").ok());
+  EXPECT_TRUE(CheckTemplateKwargs("").ok());
+}
+
+TEST(ChatTemplate, KwargsMustBeAJsonObject) {
+  auto t = ChatTemplate::Compile("x");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  for (const char* text : {"[]", "true", "\"enable_thinking\"", "null"}) {
+    ApplyOptions options;
+    options.kwargs_json = text;
+    auto out = t->Apply({{"user", "Hi"}}, options);
+    ASSERT_FALSE(out.ok()) << text;
+    EXPECT_EQ(out.status().message(), "chat template: chat_template_kwargs: expected a JSON object of template variables");
+    EXPECT_EQ(CheckTemplateKwargs(text).message(), "chat_template_kwargs: expected a JSON object of template variables");
+  }
+  const Status bad = CheckTemplateKwargs("{\"enable_thinking\": fals}");
+  EXPECT_EQ(bad.code(), ErrorCode::kInvalidArgument);
+  EXPECT_TRUE(bad.message().starts_with("chat_template_kwargs: invalid JSON")) << bad.message();
+}
+
 }  // namespace
 }  // namespace trit::chat
