@@ -16,13 +16,13 @@ Expected<PromptBuilder> PromptBuilder::Create(const gguf::File& file, const toke
 }
 
 Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector<chat::ChatMessage>& messages,
-                                                               std::string_view tools_json) const {
+                                                               const TemplateInputs& inputs) const {
   const tokenizer::Vocab& vocab = tokenizer_->vocab();
   if (!template_.has_value()) {
     const std::string text = messages.empty() ? std::string() : messages.back().content;
     return tokenizer_->Encode(text, {.add_special = true, .parse_special = false});
   }
-  TRIT_ASSIGN_OR_RETURN(const std::string text, Render(messages, /*add_generation_prompt=*/true, tools_json));
+  TRIT_ASSIGN_OR_RETURN(const std::string text, Render(messages, /*add_generation_prompt=*/true, inputs));
   const tokenizer::SpecialIds& sp = vocab.special();
   // Templates usually write the BOS text themselves; do not add a second one.
   const std::string bos_text = sp.bos != tokenizer::kNoToken ? std::string(vocab.text(sp.bos)) : std::string();
@@ -31,12 +31,13 @@ Expected<std::vector<tokenizer::TokenId>> PromptBuilder::Build(const std::vector
 }
 
 Expected<std::string> PromptBuilder::Render(const std::vector<chat::ChatMessage>& messages, bool add_generation_prompt,
-                                            std::string_view tools_json) const {
+                                            const TemplateInputs& inputs) const {
   TRIT_CHECK(template_.has_value());
   const tokenizer::Vocab& vocab = tokenizer_->vocab();
   chat::ApplyOptions options;
   options.add_generation_prompt = add_generation_prompt;
-  options.tools_json = std::string(tools_json);
+  options.tools_json = std::string(inputs.tools_json);
+  options.kwargs_json = std::string(inputs.kwargs_json);
   const tokenizer::SpecialIds& sp = vocab.special();
   if (sp.bos != tokenizer::kNoToken) options.bos_token = vocab.text(sp.bos);
   if (sp.eos != tokenizer::kNoToken) options.eos_token = vocab.text(sp.eos);

@@ -15,6 +15,15 @@
 
 namespace trit::runtime {
 
+// What a request adds to the conversation for the template besides its
+// messages; each text goes to chat::ApplyOptions as is ("" none). Default
+// member initializers let callers name only the one they set
+// ({.kwargs_json = ...}) warning-free (-Wmissing-field-initializers).
+struct TemplateInputs {
+  std::string_view tools_json{};   // the tool definitions (ApplyOptions::tools_json)
+  std::string_view kwargs_json{};  // chat_template_kwargs (ApplyOptions::kwargs_json)
+};
+
 class PromptBuilder {
  public:
   // Compiles the file's chat template unless `raw`; a template trit cannot
@@ -26,18 +35,17 @@ class PromptBuilder {
 
   // Chat: the conversation rendered with add_generation_prompt and tokenized
   // with special tokens parsed (BOS added unless the template wrote it).
-  // Plain: the last message's text tokenized with BOS as the model says.
-  // tools_json: the request's tool definitions for the template
-  // (chat::ApplyOptions::tools_json); "" none.
+  // Plain: the last message's text tokenized with BOS as the model says
+  // (`inputs` unused: there is no template to read them).
   Expected<std::vector<tokenizer::TokenId>> Build(const std::vector<chat::ChatMessage>& messages,
-                                                  std::string_view tools_json = {}) const;
+                                                  const TemplateInputs& inputs = {}) const;
 
   // Chat only (precondition: chat()): the conversation rendered as text
   // with the model's BOS and EOS texts, ending with the header of an
   // assistant turn when add_generation_prompt (trit_chat_render). Build
   // tokenizes exactly this text.
   Expected<std::string> Render(const std::vector<chat::ChatMessage>& messages, bool add_generation_prompt,
-                               std::string_view tools_json = {}) const;
+                               const TemplateInputs& inputs = {}) const;
 
  private:
   PromptBuilder(const tokenizer::Tokenizer& tokenizer, std::optional<chat::ChatTemplate> tmpl)

@@ -400,6 +400,12 @@ HttpReply HttpServer::Impl::Generate(const ResidentModel& resident, ModelLease l
     return ErrorResponse(MakeError(400, fmt::format("'tools' need a chat template, and model '{}' has none", model.id),
                                    "invalid_request_error", "invalid_value", "tools"));
   }
+  if (!cr.chat_template_kwargs.empty() && !model.prompt_builder->chat()) {
+    return ErrorResponse(MakeError(400,
+                                   fmt::format("'chat_template_kwargs' need a chat template, and model '{}' has none",
+                                               model.id),
+                                   "invalid_request_error", "invalid_value", "chat_template_kwargs"));
+  }
   if (tools.choice == ToolChoice::kRequired || tools.choice == ToolChoice::kFunction) {
     // The reply is a call, in the form the template teaches, with arguments
     // valid under the function's schema: the grammar guarantees it parses.
@@ -417,11 +423,24 @@ HttpReply HttpServer::Impl::Generate(const ResidentModel& resident, ModelLease l
     cr.params.grammar = std::move(g).value();
   }
   if (endpoint == Endpoint::kChatCompletions) {
-    Expected<std::vector<tokenizer::TokenId>> ids =
-        model.template_speaks_tools ? model.prompt_builder->Build(cr.messages, tools.tools_json)
-                                    : model.prompt_builder->Build(SpellOutTools(cr.messages, tools.tools_json));
+    // A template that knows no tools gets them spelled out in the messages.
+    std::vector<chat::ChatMessage> spelled;
+    if (!model.template_speaks_tools) spelled = SpellOutTools(cr.messages, tools.tools_json);
+    const std::vector<chat::ChatMessage>& messages = model.template_speaks_tools ? cr.messages : spelled;
+    runtime::TemplateInputs inputs{.tools_json = model.template_speaks_tools ? tools.tools_json : std::string_view(),
+                                   .kwargs_json = cr.chat_template_kwargs};
+    Expected<std::vector<tokenizer::TokenId>> ids = model.prompt_builder->Build(messages, inputs);
     if (!ids.ok()) {
-      return ErrorResponse(MakeError(400, ids.status().message(), "invalid_request_error", "invalid_value", "messages"));
+      // The template failed: blame the kwargs when it renders without them
+      // (e.g. a raise_exception over a kwarg's value), else the messages.
+      const char* param = "messages";
+      if (!cr.chat_template_kwargs.empty()) {
+        inputs.kwargs_json = {};
+        if (model.prompt_builder->Render(messages, /*add_generation_prompt=*/true, inputs).ok()) {
+          param = "chat_template_kwargs";
+        }
+      }
+      return ErrorResponse(MakeError(400, ids.status().message(), "invalid_request_error", "invalid_value", param));
     }
     prompt = std::move(ids).value();
   } else if (cr.prompt_ids.has_value()) {

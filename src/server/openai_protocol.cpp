@@ -203,8 +203,10 @@ constexpr std::string_view kCommonFields[] = {
     "model", "stream", "stream_options", "temperature", "top_p", "presence_penalty", "frequency_penalty",
     "max_tokens", "n", "seed", "stop", "logit_bias", "logprobs", "top_k", "min_p", "repeat_penalty",
     "ignore_eos", "grammar", "speculative"};
+// chat_template_kwargs is vLLM's and llama-server's (template variables).
 constexpr std::string_view kChatFields[] = {"messages",        "max_completion_tokens", "top_logprobs", "response_format",
-                                            "tools",           "tool_choice",           "parallel_tool_calls"};
+                                            "tools",           "tool_choice",           "parallel_tool_calls",
+                                            "chat_template_kwargs"};
 constexpr std::string_view kCompletionFields[] = {"prompt", "echo", "best_of"};
 // Fields OpenAI documents as not changing the answer: accepted and not used.
 constexpr std::string_view kAdvisoryFields[] = {"user", "metadata", "store", "service_tier", "prediction"};
@@ -346,6 +348,22 @@ std::optional<ApiError> ReadTools(const json& j, std::string_view body, ToolsReq
   return std::nullopt;
 }
 
+// chat_template_kwargs (chat): an object of extra template variables, kept
+// as text in the body's key order (a template may print them). Names the
+// renderer sets itself are refused here, before any model is involved.
+std::optional<ApiError> ReadTemplateKwargs(const json& j, std::string_view body, std::string* out) {
+  auto it = j.find("chat_template_kwargs");
+  if (it == j.end() || it->is_null()) return std::nullopt;
+  if (!it->is_object()) {
+    return Invalid("chat_template_kwargs", fmt::format("'chat_template_kwargs' must be an object of template "
+                                                       "variables, got {}", TypeName(*it)));
+  }
+  const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(body.begin(), body.end(), nullptr, false);
+  *out = ordered["chat_template_kwargs"].dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+  if (Status s = chat::CheckTemplateKwargs(*out); !s.ok()) return Invalid("chat_template_kwargs", s.message());
+  return std::nullopt;
+}
+
 // `grammar` (GBNF text) or `response_format`, compiled into a grammar.
 std::optional<ApiError> ReadConstraint(const json& body, Endpoint endpoint, CompletionRequest* out) {
   std::string gbnf;
@@ -482,6 +500,7 @@ std::optional<ApiError> ParseCompletionRequest(std::string_view body, Endpoint e
   if (auto e = ReadConstraint(j, endpoint, out)) return e;
   if (endpoint == Endpoint::kChatCompletions) {
     if (auto e = ReadTools(j, body, &out->tools)) return e;
+    if (auto e = ReadTemplateKwargs(j, body, &out->chat_template_kwargs)) return e;
     const bool forced = out->tools.choice == ToolChoice::kRequired || out->tools.choice == ToolChoice::kFunction;
     if (forced && out->constraint != Constraint::kNone) {
       return Invalid("tool_choice", "a required tool call cannot be combined with 'response_format' or 'grammar'");

@@ -55,6 +55,9 @@ struct CompletionRequest {
   int32_t n = 1;               // choices; choice i samples with seed + i
   Constraint constraint = Constraint::kNone;
   ToolsRequest tools;          // chat
+  // chat: chat_template_kwargs, the object's JSON text in the body's key
+  // order (chat::ApplyOptions::kwargs_json); "" none.
+  std::string chat_template_kwargs;
   GenerationParams params;     // logprobs asked when params.top_logprobs >= 0
 };
 

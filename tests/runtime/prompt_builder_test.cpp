@@ -85,5 +85,23 @@ TEST(PromptBuilderTest, TemplateErrorsNameTheTemplateAndWhere) {
   EXPECT_NE(ids.status().message().find("only user turns"), std::string::npos) << ids.status().message();
 }
 
+// chat_template_kwargs reach the template through Build, and its refusals
+// keep their "chat_template_kwargs" context for the server to name.
+TEST(PromptBuilderTest, KwargsReachTheTemplate) {
+  Fixture f("{% for m in messages %}{{ m.content }}{% endfor %}{% if think is defined %}[think={{ think }}]{% endif %}");
+  Expected<PromptBuilder> b = PromptBuilder::Create(*f.file, *f.tokenizer, /*raw=*/false);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  Expected<std::string> on = b->Render({{"user", "Hi"}}, /*add_generation_prompt=*/true, {.kwargs_json = R"({"think": true})"});
+  ASSERT_TRUE(on.ok()) << on.status().message();
+  EXPECT_EQ(*on, "Hi[think=True]");
+  Expected<std::vector<tokenizer::TokenId>> ids = b->Build({{"user", "Hi"}}, {.kwargs_json = R"({"think": 7})"});
+  ASSERT_TRUE(ids.ok()) << ids.status().message();
+  EXPECT_EQ(*ids, f.tokenizer->Encode("Hi[think=7]", {.add_special = true, .parse_special = true}));
+  Expected<std::vector<tokenizer::TokenId>> bad = b->Build({{"user", "Hi"}}, {.kwargs_json = R"({"messages": []})"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("chat_template_kwargs: key 'messages'"), std::string::npos)
+      << bad.status().message();
+}
+
 }  // namespace
 }  // namespace trit::runtime

@@ -181,6 +181,39 @@ TEST(OpenAiProtocolTest, ToolsToolChoiceAndToolMessages) {
   EXPECT_EQ(err->param, "messages[0].tool_calls[0]");
 }
 
+// chat_template_kwargs (vLLM's and llama-server's): an object kept as text
+// in the body's key order; anything else, or a name the renderer sets, is
+// refused naming the field; it is a chat field only.
+TEST(OpenAiProtocolTest, ChatTemplateKwargs) {
+  CompletionRequest r;
+  auto e = ChatWith(R"("chat_template_kwargs":{"enable_thinking":false,"a":{"z":1,"b":[null]}})", &r);
+  ASSERT_FALSE(e.has_value()) << e->message;
+  EXPECT_EQ(r.chat_template_kwargs, R"({"enable_thinking":false,"a":{"z":1,"b":[null]}})");
+
+  CompletionRequest none;
+  ASSERT_FALSE(ChatWith(R"("chat_template_kwargs":null)", &none).has_value());
+  EXPECT_EQ(none.chat_template_kwargs, "");
+
+  for (const char* value : {"[]", "\"enable_thinking\"", "true", "1"}) {
+    CompletionRequest bad;
+    auto err = ChatWith(std::string(R"("chat_template_kwargs":)") + value, &bad);
+    ASSERT_TRUE(err.has_value()) << value;
+    EXPECT_EQ(err->status, 400);
+    EXPECT_EQ(err->param, "chat_template_kwargs");
+    EXPECT_NE(err->message.find("must be an object"), std::string::npos) << err->message;
+  }
+  CompletionRequest reserved;
+  auto err = ChatWith(R"("chat_template_kwargs":{"enable_thinking":true,"add_generation_prompt":false})", &reserved);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->param, "chat_template_kwargs");
+  EXPECT_NE(err->message.find("key 'add_generation_prompt'"), std::string::npos) << err->message;
+
+  CompletionRequest completion;
+  err = ParseCompletionRequest(R"({"prompt":"x","chat_template_kwargs":{}})", Endpoint::kCompletions, &completion);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(err->param, "chat_template_kwargs");
+}
+
 TEST(OpenAiProtocolTest, ToolCallsInAReplyAndItsStream) {
   const ResponseInfo info{"chatcmpl-1", 100, "m"};
   Choice c;
