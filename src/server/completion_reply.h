@@ -22,7 +22,7 @@ namespace trit::server {
 // cannot be shown before it is known not to be a call).
 struct ToolReplyOptions {
   ToolCallFormat format = ToolCallFormat::kJson;
-  std::vector<std::string> functions;  // the names offered
+  std::vector<ToolSpec> functions;     // those offered (names; Qwen XML reads the schemas too)
   uint64_t id_seed = 0;                // call ids are drawn from it
 };
 

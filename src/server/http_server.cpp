@@ -504,8 +504,8 @@ HttpReply HttpServer::Impl::Generate(const ResidentModel& resident, ModelLease l
                                .tools = {},
                                .keep_alive = std::move(lease)};
   if (tools.choice != ToolChoice::kNone) {
-    reply.tools = ToolReplyOptions{.format = model.tool_format, .functions = {}, .id_seed = id_salt ^ next_id.fetch_add(1)};
-    for (const ToolSpec& f : tools.functions) reply.tools->functions.push_back(f.name);
+    reply.tools = ToolReplyOptions{
+        .format = model.tool_format, .functions = tools.functions, .id_seed = id_salt ^ next_id.fetch_add(1)};
   }
   if (cr.stream) return MakeCompletionStream(std::move(channels), std::move(reply));
   return MakeCompletionReply(std::move(channels), std::move(reply));

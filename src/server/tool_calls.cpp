@@ -22,6 +22,11 @@ constexpr std::string_view kGemma4Open = "<|tool_call>";
 constexpr std::string_view kGemma4Call = "<|tool_call>call:";
 constexpr std::string_view kGemma4Close = "<tool_call|>";
 constexpr std::string_view kGemma4Quote = "<|\"|>";
+// Qwen3.5's (and Qwen3-Coder's) calls sit between Hermes' <tool_call> marks.
+constexpr std::string_view kQwenFunction = "<function=";
+constexpr std::string_view kQwenFunctionClose = "</function>";
+constexpr std::string_view kQwenParameter = "<parameter=";
+constexpr std::string_view kQwenParameterClose = "</parameter>";
 
 std::string_view Trim(std::string_view s) {
   const auto space = [](char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; };
@@ -279,6 +284,94 @@ ToolReply ParseGemma4(std::string_view text, std::span<const std::string> functi
   });
 }
 
+using ojson = nlohmann::ordered_json;
+
+// Whether a parameter's JSON Schema makes its value text: "type" "string"
+// (or a list of types holding it), or no type and an enum or const of
+// strings only. Such a value stays a string even when it reads as JSON
+// ("42", "true"), as llama.cpp's qwen3-coder parser keeps it.
+bool StringTyped(const ojson& schema) {
+  if (!schema.is_object()) return false;
+  if (auto type = schema.find("type"); type != schema.end()) {
+    if (type->is_array()) return std::find(type->begin(), type->end(), ojson("string")) != type->end();
+    return *type == "string";
+  }
+  if (auto e = schema.find("enum"); e != schema.end() && e->is_array() && !e->empty()) {
+    return std::all_of(e->begin(), e->end(), [](const ojson& v) { return v.is_string(); });
+  }
+  auto c = schema.find("const");
+  return c != schema.end() && c->is_string();
+}
+
+// One argument's text as the template writes it (`value | string`, or
+// |tojson for objects and lists): JSON where it parses to anything but a
+// string and the schema does not ask for text, else the text itself.
+// Python's True/False (what `| string` makes of a bool) count for a
+// boolean parameter.
+ojson QwenArgument(std::string_view text, const ojson* schema) {
+  if (schema != nullptr && StringTyped(*schema)) return std::string(text);
+  if (schema != nullptr && schema->is_object() && schema->value("type", ojson()) == "boolean" &&
+      (text == "True" || text == "False")) {
+    return text == "True";
+  }
+  ojson value = ojson::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!value.is_discarded() && !value.is_string()) return value;
+  return std::string(text);
+}
+
+// One Qwen XML call's body (between <tool_call> and </tool_call>):
+// <function=NAME>, then a <parameter=KEY>\nVALUE\n</parameter> block per
+// argument (one newline each side of the value is the template's, the rest
+// is the value's), then </function>. Arguments keep the order written.
+bool ReadQwenXmlCall(std::string_view body, std::span<const ToolSpec> functions, ToolCall* out) {
+  std::string_view rest = Trim(body);
+  if (!rest.starts_with(kQwenFunction)) return false;
+  rest.remove_prefix(kQwenFunction.size());
+  const size_t name_end = rest.find('>');
+  if (name_end == std::string_view::npos) return false;
+  const std::string name(Trim(rest.substr(0, name_end)));
+  const auto spec = std::find_if(functions.begin(), functions.end(), [&](const ToolSpec& f) { return f.name == name; });
+  if (spec == functions.end()) return false;
+  rest.remove_prefix(name_end + 1);
+  const ojson schema = spec->parameters.empty() ? ojson()
+                                                : ojson::parse(spec->parameters.begin(), spec->parameters.end(),
+                                                               nullptr, /*allow_exceptions=*/false);
+  const ojson* properties = nullptr;
+  if (schema.is_object() && schema.contains("properties") && schema["properties"].is_object()) {
+    properties = &schema["properties"];
+  }
+  ojson args = ojson::object();
+  while (true) {
+    rest = Trim(rest);
+    if (rest.starts_with(kQwenFunctionClose)) break;
+    if (!rest.starts_with(kQwenParameter)) return false;
+    rest.remove_prefix(kQwenParameter.size());
+    const size_t key_end = rest.find('>');
+    if (key_end == std::string_view::npos) return false;
+    const std::string key(Trim(rest.substr(0, key_end)));
+    if (key.empty() || key.find_first_of("<\n") != std::string::npos || args.contains(key)) return false;
+    rest.remove_prefix(key_end + 1);
+    const size_t close = rest.find(kQwenParameterClose);
+    if (close == std::string_view::npos) return false;
+    std::string_view value = rest.substr(0, close);
+    if (value.starts_with('\n')) value.remove_prefix(1);
+    if (value.ends_with('\n')) value.remove_suffix(1);
+    const ojson* property = nullptr;
+    if (properties != nullptr && properties->contains(key)) property = &(*properties)[key];
+    args[key] = QwenArgument(value, property);
+    rest.remove_prefix(close + kQwenParameterClose.size());
+  }
+  if (!Trim(rest.substr(kQwenFunctionClose.size())).empty()) return false;
+  *out = ToolCall{name, args.dump()};
+  return true;
+}
+
+ToolReply ParseQwenXml(std::string_view text, std::span<const ToolSpec> functions) {
+  return ParseMarkedCalls(text, kHermesOpen, kHermesClose, [&](std::string_view body, ToolCall* call) {
+    return ReadQwenXmlCall(body, functions, call);
+  });
+}
+
 // GBNF string literal of `text` (quotes included).
 std::string Literal(std::string_view text) {
   std::string out = "\"";
@@ -312,10 +405,11 @@ std::string_view StreamableContent(std::string_view text, ToolCallFormat format)
   size_t begin = 0;
   while (begin < text.size() && IsSpace(text[begin])) ++begin;
   size_t end = text.size();
-  if (format == ToolCallFormat::kHermes || format == ToolCallFormat::kMistral || format == ToolCallFormat::kGemma4) {
-    const std::string_view marker = format == ToolCallFormat::kHermes   ? kHermesOpen
-                                    : format == ToolCallFormat::kGemma4 ? kGemma4Open
-                                                                        : kMistralMarker;
+  if (format == ToolCallFormat::kHermes || format == ToolCallFormat::kQwenXml || format == ToolCallFormat::kMistral ||
+      format == ToolCallFormat::kGemma4) {
+    const std::string_view marker = format == ToolCallFormat::kGemma4    ? kGemma4Open
+                                    : format == ToolCallFormat::kMistral ? kMistralMarker
+                                                                         : kHermesOpen;
     const size_t at = text.find(marker);
     end = at != std::string_view::npos ? at : BeforePartialMarker(text, marker);
   } else {
@@ -335,6 +429,7 @@ std::string_view ToolCallFormatName(ToolCallFormat format) {
     case ToolCallFormat::kLlama3: return "llama3";
     case ToolCallFormat::kMistral: return "mistral";
     case ToolCallFormat::kGemma4: return "gemma4";
+    case ToolCallFormat::kQwenXml: return "qwen-xml";
     case ToolCallFormat::kJson: return "json";
   }
   return "json";
@@ -342,6 +437,11 @@ std::string_view ToolCallFormatName(ToolCallFormat format) {
 
 ToolCallFormat DetectToolCallFormat(std::string_view chat_template) {
   if (chat_template.find(kGemma4Call) != std::string_view::npos) return ToolCallFormat::kGemma4;
+  // Before Hermes: Qwen3.5's template writes its XML calls inside <tool_call>.
+  if (chat_template.find(kQwenFunction) != std::string_view::npos &&
+      chat_template.find(kQwenParameter) != std::string_view::npos) {
+    return ToolCallFormat::kQwenXml;
+  }
   if (chat_template.find(kHermesOpen) != std::string_view::npos) return ToolCallFormat::kHermes;
   if (chat_template.find(kMistralMarker) != std::string_view::npos) return ToolCallFormat::kMistral;
   // Llama 3.1-3.3 announce "Environment: ipython" and ask for "parameters".
@@ -353,12 +453,18 @@ ToolCallFormat DetectToolCallFormat(std::string_view chat_template) {
   return ToolCallFormat::kJson;
 }
 
-ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const std::string> functions) {
+ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const ToolSpec> tools) {
+  if (format == ToolCallFormat::kQwenXml) return ParseQwenXml(text, tools);
+  // The JSON forms check names only; their arguments arrive typed.
+  std::vector<std::string> names;
+  for (const ToolSpec& tool : tools) names.push_back(tool.name);
+  const std::span<const std::string> functions(names);
   switch (format) {
     case ToolCallFormat::kHermes: return ParseHermes(text, functions);
     case ToolCallFormat::kLlama3: return ParseLlama3(text, functions);
     case ToolCallFormat::kMistral: return ParseMistral(text, functions);
     case ToolCallFormat::kGemma4: return ParseGemma4(text, functions);
+    case ToolCallFormat::kQwenXml:  // read above
     case ToolCallFormat::kJson: return ParseJson(text, functions);
   }
   return ParseJson(text, functions);
@@ -386,11 +492,30 @@ std::string Gemma4CallGbnf(std::span<const ToolSpec> tools, bool parallel) {
   return g;
 }
 
+// Qwen XML's call syntax over the given function names, as the template
+// writes it: newlines around each value, calls apart by one newline. A value
+// holds anything but "</" (which would begin its closing tag); the
+// arguments' names and values are not checked against the schema.
+std::string QwenXmlCallGbnf(std::span<const ToolSpec> tools, bool parallel) {
+  std::string names;
+  for (const ToolSpec& tool : tools) names += (names.empty() ? "" : " | ") + Literal(tool.name);
+  std::string g;
+  g += fmt::format("root ::= CALL{}\n", parallel ? " (\"\\n\" CALL)*" : "");
+  g += fmt::format("CALL ::= {} NAME \">\\n\" PARAM* {}\n", Literal("<tool_call>\n<function="),
+                   Literal("</function>\n</tool_call>"));
+  g += fmt::format("NAME ::= {}\n", names);
+  g += fmt::format("PARAM ::= {} KEY \">\\n\" VALUE {}\n", Literal(kQwenParameter), Literal("\n</parameter>\n"));
+  g += "KEY ::= [^<>\\n]+\n";
+  g += "VALUE ::= ([^<] | \"<\" [^/])*\n";
+  return g;
+}
+
 }  // namespace
 
 Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel) {
   if (tools.empty()) return Error(ErrorCode::kInvalidArgument, "no function to call");
   if (format == ToolCallFormat::kGemma4) return Gemma4CallGbnf(tools, parallel);
+  if (format == ToolCallFormat::kQwenXml) return QwenXmlCallGbnf(tools, parallel);
   const char* args_key = format == ToolCallFormat::kLlama3 ? "parameters" : "arguments";
   using ojson = nlohmann::ordered_json;
   ojson alternatives = ojson::array();
@@ -433,6 +558,7 @@ Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSp
     }
     case ToolCallFormat::kMistral: root = fmt::format("root ::= {} CALL\n", Literal(kMistralMarker)); break;
     case ToolCallFormat::kGemma4:  // answered above
+    case ToolCallFormat::kQwenXml:
     case ToolCallFormat::kLlama3:
     case ToolCallFormat::kJson:
       // One call; several are the array form of kJson.

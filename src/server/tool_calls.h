@@ -9,12 +9,15 @@
 //   kMistral  [TOOL_CALLS][{"name": "f", "arguments": {...}}, ...]          (Mistral Nemo, Small)
 //   kGemma4   <|tool_call>call:f{city:<|"|>Paris<|"|>,n:3}<tool_call|>      (Gemma 4: keys bare,
 //             strings between <|"|> marks, numbers, true/false/null, {...}, [...])
+//   kQwenXml  <tool_call>\n<function=f>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>
+//             (Qwen3.5, Qwen3-Coder: one block per argument, its value as text,
+//             JSON where it parses and the schema does not say string)
 //   kJson     {"name": "f", "arguments": {...}}, or an array of those        (any other template)
 // The reading is lenient in what surrounds a call (whitespace, a ```json
 // fence around a kJson call, "arguments" given as a string holding JSON)
-// and strict in the call itself: a call must be a JSON object naming one of
-// the request's functions with an object of arguments, else the text stays
-// content.
+// and strict in the call itself: a call must be a JSON object (kGemma4,
+// kQwenXml: their own syntax) naming one of the request's functions with an
+// object of arguments, else the text stays content.
 #pragma once
 
 #include <span>
@@ -27,13 +30,20 @@
 
 namespace trit::server {
 
-enum class ToolCallFormat { kHermes, kLlama3, kMistral, kGemma4, kJson };
+enum class ToolCallFormat { kHermes, kLlama3, kMistral, kGemma4, kQwenXml, kJson };
 
 std::string_view ToolCallFormatName(ToolCallFormat format);
 
 // The form a chat template teaches, from its source text (the markers it
 // writes); kJson when none is recognised.
 ToolCallFormat DetectToolCallFormat(std::string_view chat_template);
+
+// A function the model may call: its name and its parameters' JSON Schema
+// (JSON text; empty: any object).
+struct ToolSpec {
+  std::string name;
+  std::string parameters;
+};
 
 struct ToolCall {
   std::string name;
@@ -46,32 +56,27 @@ struct ToolReply {
   std::vector<ToolCall> calls;  // in the order written
 };
 
-// Reads the calls out of a finished reply. Only calls to functions named in
-// `functions` count.
-ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const std::string> functions);
+// Reads the calls out of a finished reply. Only calls to the functions in
+// `functions` count. kQwenXml reads each function's schema (its properties'
+// "type"): a string-typed argument stays text even where it reads as JSON.
+ToolReply ParseToolReply(std::string_view text, ToolCallFormat format, std::span<const ToolSpec> functions);
 
 // What of a reply still being written can be streamed as content now: the
 // part of it that cannot turn out to be a call, whatever follows. Leading
 // whitespace and whitespace before a hold are withheld too (the finished
 // content is trimmed), so the result only grows as the text does and is
-// always a prefix of ParseToolReply(finished text).content. Hermes and Mistral hold from their marker (or from a
-// tail that could begin it), and so does Gemma 4; Llama 3 and plain JSON hold a whole reply that
-// begins like a call ({, [, a ``` fence, <|python_tag|>).
+// always a prefix of ParseToolReply(finished text).content. Hermes, Qwen
+// XML, Mistral and Gemma 4 hold from their marker (or from a tail that
+// could begin it); Llama 3 and plain JSON hold a whole reply that begins
+// like a call ({, [, a ``` fence, <|python_tag|>).
 std::string_view StreamableContent(std::string_view text, ToolCallFormat format);
-
-// A function the model may call: its name and its parameters' JSON Schema
-// (JSON text; empty: any object).
-struct ToolSpec {
-  std::string name;
-  std::string parameters;
-};
 
 // The GBNF grammar (start rule `root`) of a reply that is exactly one call,
 // or with `parallel` one or more, of the given functions, in `format`, with
 // arguments valid under each function's schema. Errors name the function
 // whose schema cannot be converted (grammar/json_schema.h says what can).
-// kGemma4's calls are not JSON, so there the grammar holds the call syntax
-// and the function names, and not the arguments' schema.
+// kGemma4's and kQwenXml's calls are not JSON, so there the grammar holds
+// the call syntax and the function names, and not the arguments' schema.
 Expected<std::string> ToolCallGbnf(ToolCallFormat format, std::span<const ToolSpec> tools, bool parallel);
 
 // Whether a chat template handles tools itself (renders tool definitions,

@@ -12,7 +12,8 @@
 namespace trit::server {
 namespace {
 
-const std::vector<std::string> kFunctions{"get_weather", "add"};
+// No schemas: the JSON forms check names only.
+const std::vector<ToolSpec> kFunctions{{"get_weather", ""}, {"add", ""}};
 
 std::string ReadTemplate(const std::string& name) {
   std::ifstream in(std::string(TRIT_SOURCE_DIR) + "/tests/data/chat_templates/" + name);
@@ -29,6 +30,8 @@ TEST(ToolCallsTest, TheFormatComesFromTheTemplatesMarkers) {
   EXPECT_EQ(DetectToolCallFormat(ReadTemplate("mistralai-Mistral-Nemo-Instruct-2407.jinja")), ToolCallFormat::kMistral);
   EXPECT_EQ(DetectToolCallFormat(ReadTemplate("HuggingFaceH4-zephyr-7b-beta.jinja")), ToolCallFormat::kJson);
   EXPECT_EQ(DetectToolCallFormat(ReadTemplate("google-gemma-4-31B-it.jinja")), ToolCallFormat::kGemma4);
+  // Qwen3.5 writes <function=...> inside Hermes' <tool_call> marks.
+  EXPECT_EQ(DetectToolCallFormat(ReadTemplate("Qwen-Qwen3.5-4B.jinja")), ToolCallFormat::kQwenXml);
 }
 
 // As Gemma 4's chat template writes calls back (format_argument, bare keys).
@@ -54,6 +57,86 @@ TEST(ToolCallsTest, Gemma4Calls) {
     EXPECT_TRUE(b.calls.empty()) << bad;
     EXPECT_EQ(b.content, bad);
   }
+}
+
+// Qwen3.5's XML calls: one <parameter=...> block per argument, typed by
+// the function's schema where it has one, JSON where the text parses.
+const std::vector<ToolSpec> kQwenTools{
+    {"get_weather", R"({"type":"object","properties":{"city":{"type":"string"},"days":{"type":"integer"},
+                        "zip":{"type":["string","null"]},"unit":{"enum":["C","F"]},"metric":{"type":"boolean"}}})"},
+    {"add", ""}};
+
+TEST(ToolCallsTest, QwenXmlCall) {
+  const ToolReply r = ParseToolReply(
+      "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>",
+      ToolCallFormat::kQwenXml, kQwenTools);
+  EXPECT_EQ(r.content, "");
+  EXPECT_EQ(r.calls, (std::vector<ToolCall>{{"get_weather", R"({"city":"Paris"})"}}));
+  // Cut off before its closing tag (the turn ended): still a call.
+  EXPECT_EQ(ParseToolReply("<tool_call>\n<function=add>\n</function>", ToolCallFormat::kQwenXml, kQwenTools).calls,
+            (std::vector<ToolCall>{{"add", "{}"}}));
+}
+
+TEST(ToolCallsTest, QwenXmlCallsAfterContentTypedByTheSchema) {
+  const ToolReply r = ParseToolReply(
+      "Let me check.\n\n<tool_call>\n<function=get_weather>\n"
+      "<parameter=city>\nNew York\nCity\n</parameter>\n<parameter=days>\n3\n</parameter>\n"
+      "<parameter=zip>\n10001\n</parameter>\n<parameter=unit>\nC\n</parameter>\n<parameter=metric>\nTrue\n</parameter>\n"
+      "</function>\n</tool_call>\n<tool_call>\n<function=add>\n"
+      "<parameter=b>\n1.5\n</parameter>\n<parameter=a>\n[1, {\"x\": null}]\n</parameter>\n<parameter=ok>\nfalse\n</parameter>\n"
+      "<parameter=word>\nhello\n</parameter>\n<parameter=quoted>\n\"hi\"\n</parameter>\n<parameter=blank>\n\n\n</parameter>\n"
+      "</function>\n</tool_call>",
+      ToolCallFormat::kQwenXml, kQwenTools);
+  EXPECT_EQ(r.content, "Let me check.");
+  // String-typed stay text ("10001" too); the rest is JSON where it parses;
+  // one newline each side is the template's; arguments keep their order.
+  const std::vector<ToolCall> want{
+      {"get_weather", R"({"city":"New York\nCity","days":3,"zip":"10001","unit":"C","metric":true})"},
+      {"add", R"({"b":1.5,"a":[1,{"x":null}],"ok":false,"word":"hello","quoted":"\"hi\"","blank":"\n"})"}};
+  EXPECT_EQ(r.calls, want);
+}
+
+// What Qwen3.5's own template writes for an assistant's calls reads back as
+// those calls.
+TEST(ToolCallsTest, QwenXmlCallsAsTheTemplateWritesThem) {
+  auto t = chat::ChatTemplate::Compile(ReadTemplate("Qwen-Qwen3.5-4B.jinja"));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  chat::ChatMessage call{"assistant", "Checking."};
+  call.tool_calls = {{"call_1", "get_weather", R"({"city": "Paris", "days": 3, "zip": "75001"})"},
+                     {"call_2", "add", R"({"a": {"x": [1, 2]}, "b": "two\nlines"})"}};
+  auto text = t->Apply({{"user", "Weather?"}, call}, {});
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  const size_t begin = text->find("Checking.");
+  const size_t end = text->rfind("<|im_end|>");
+  ASSERT_NE(begin, std::string::npos) << *text;
+  const ToolReply r = ParseToolReply(std::string_view(*text).substr(begin, end - begin), ToolCallFormat::kQwenXml,
+                                     kQwenTools);
+  EXPECT_EQ(r.content, "Checking.");
+  const std::vector<ToolCall> want{{"get_weather", R"({"city":"Paris","days":3,"zip":"75001"})"},
+                                   {"add", R"({"a":{"x":[1,2]},"b":"two\nlines"})"}};
+  EXPECT_EQ(r.calls, want) << *text;
+}
+
+TEST(ToolCallsTest, MalformedQwenXmlCallsStayContent) {
+  for (const char* bad : {
+           "<tool_call>\n<function=delete_all>\n</function>\n</tool_call>",                           // not offered
+           "<tool_call>\n{\"name\": \"add\", \"arguments\": {}}\n</tool_call>",                          // Hermes' JSON
+           "<tool_call>\n<function=add>\n<parameter=a>\n1\n</function>\n</tool_call>",                 // unclosed parameter
+           "<tool_call>\n<function=add>\n<parameter=a>\n1\n</parameter>\n</tool_call>",                // no </function>
+           "<tool_call>\n<function=add>\n</function>\nand more\n</tool_call>",                        // text after it
+           "<tool_call>\n<function=add>\n<parameter=a>\n1\n</parameter>\n<parameter=a>\n2\n</parameter>\n"
+           "</function>\n</tool_call>",                                                             // a repeated name
+           "<tool_call>\n<function=add>\nstray\n</function>\n</tool_call>"}) {                         // not a parameter
+    const ToolReply r = ParseToolReply(bad, ToolCallFormat::kQwenXml, kQwenTools);
+    EXPECT_TRUE(r.calls.empty()) << bad;
+    EXPECT_EQ(r.content, bad);
+  }
+  // A bad call beside a good one: the good one counts, the bad stays text.
+  const ToolReply mixed = ParseToolReply(
+      "<tool_call>\n<function=nope>\n</function>\n</tool_call>\n<tool_call>\n<function=add>\n</function>\n</tool_call>",
+      ToolCallFormat::kQwenXml, kQwenTools);
+  EXPECT_EQ(mixed.content, "<tool_call>\n<function=nope>\n</function>\n</tool_call>");
+  EXPECT_EQ(mixed.calls, (std::vector<ToolCall>{{"add", "{}"}}));
 }
 
 TEST(ToolCallsTest, HermesCallsAmidText) {
@@ -164,11 +247,22 @@ TEST(ToolCallsTest, ForcedCallGrammarsParseBack) {
        {"<|tool_call>call:mul{a:1}<tool_call|>", "{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}",
         "<|tool_call>call:add{a:<|\"|>x<|\"|y<|\"|>}<tool_call|>"},
        2},
+      {ToolCallFormat::kQwenXml, true,
+       "<tool_call>\n<function=add>\n<parameter=a>\n1\n</parameter>\n<parameter=b>\n2\n</parameter>\n</function>\n"
+       "</tool_call>\n<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
+       {"<tool_call>\n<function=mul>\n</function>\n</tool_call>",                                  // not offered
+        "<tool_call>\n{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}\n</tool_call>",            // Hermes' JSON
+        "<tool_call>\n<function=add>\n<parameter=a>\n</b>\n</parameter>\n</function>\n</tool_call>",  // "</" in a value
+        "<tool_call>\n<function=add>\n<parameter=a>1</parameter>\n</function>\n</tool_call>"},     // no newlines
+       2},
+      {ToolCallFormat::kQwenXml, false, "<tool_call>\n<function=add>\n</function>\n</tool_call>",
+       {"<tool_call>\n<function=add>\n</function>\n</tool_call>\n<tool_call>\n<function=add>\n</function>\n"
+        "</tool_call>"},
+       1},
       {ToolCallFormat::kJson, false, "{\"name\":\"get_weather\",\"arguments\":{\"city\":\"Paris\"}}",
        {"{\"arguments\":{\"city\":\"Paris\"},\"name\":\"get_weather\"}", " {\"name\":\"get_weather\"}"},
        1},
   };
-  const std::vector<std::string> names{"get_weather", "add"};
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(ToolCallFormatName(c.format)) + (c.parallel ? " parallel" : ""));
     Expected<std::string> gbnf = ToolCallGbnf(c.format, tools, c.parallel);
@@ -177,7 +271,7 @@ TEST(ToolCallsTest, ForcedCallGrammarsParseBack) {
     ASSERT_TRUE(grammar.ok()) << grammar.status().message() << "\n" << *gbnf;
     EXPECT_TRUE(grammar::Matches(*grammar, c.good)) << c.good;
     for (const std::string& bad : c.bad) EXPECT_FALSE(grammar::Matches(*grammar, bad)) << bad;
-    const ToolReply back = ParseToolReply(c.good, c.format, names);
+    const ToolReply back = ParseToolReply(c.good, c.format, tools);
     EXPECT_EQ(back.calls.size(), c.n_calls);
     EXPECT_EQ(back.content, "");
   }
@@ -232,6 +326,9 @@ TEST(ToolCallsTest, StreamedContentIsAlwaysAPrefixOfTheFinalContent) {
       {ToolCallFormat::kLlama3, "<|pyth is not the tag"},
       {ToolCallFormat::kGemma4, "Sure.<|tool_call>call:add{a:1,b:2}<tool_call|>"},
       {ToolCallFormat::kGemma4, "Text with <|tool_ but no call."},
+      {ToolCallFormat::kQwenXml,
+       "Checking.\n\n<tool_call>\n<function=add>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"},
+      {ToolCallFormat::kQwenXml, "Bad: <tool_call>\n<function=nope>\n</function>\n</tool_call> and <tool_ca"},
   };
   for (const auto& [format, text] : replies) {
     const std::string final_content = ParseToolReply(text, format, kFunctions).content;
