@@ -63,6 +63,7 @@ struct RunOptions {
   int threads = 0;
   int64_t ctx = 0;
   std::string system;
+  std::string chat_template_kwargs;  // JSON object text; "" none
   std::string kv = "f16";
   std::string engine;  // --engine: a name or alias; empty: the registry chooses
   bool raw = false;
@@ -251,7 +252,9 @@ int RunChat(Loaded& l, const runtime::PromptBuilder& builder, runtime::Sampler& 
     if (turn->empty()) continue;
     std::vector<chat::ChatMessage> request = messages;
     request.push_back({"user", *turn});
-    Expected<std::vector<tokenizer::TokenId>> ids = builder.Build(builder.chat() ? request : std::vector<chat::ChatMessage>{{"user", *turn}});
+    Expected<std::vector<tokenizer::TokenId>> ids =
+        builder.Build(builder.chat() ? request : std::vector<chat::ChatMessage>{{"user", *turn}},
+                      {.kwargs_json = opt.chat_template_kwargs});
     if (!ids.ok()) {
       PrintError(ids.status().message());
       return kExitFailure;
@@ -282,6 +285,10 @@ int RunRun(const RunOptions& opt) {
     return kExitUsage;
   }
   const runtime::SamplerOptions& so = *sampler_options;
+  if (Status s = chat::CheckTemplateKwargs(opt.chat_template_kwargs); !s.ok()) {
+    PrintError("--chat-template-kwargs: " + s.message());
+    return kExitUsage;
+  }
   std::string model_path;
   std::optional<std::string> prompt;
   if (Status s = ResolveArguments(opt.positional, &model_path, &prompt); !s.ok()) {
@@ -303,6 +310,11 @@ int RunRun(const RunOptions& opt) {
     return s.code() == ErrorCode::kInvalidArgument ? kExitUsage : kExitFailure;
   }
   const runtime::PromptBuilder& builder = *loaded->model.prompt_builder;
+  if (!opt.chat_template_kwargs.empty() && !builder.chat()) {
+    PrintError(fmt::format("--chat-template-kwargs: {} has no chat template to read them{}", model_path,
+                           opt.raw ? " (--raw skips it)" : ""));
+    return kExitUsage;
+  }
   if (opt.verbose) {
     fmt::print(stderr, "[{}: engine {}, {} threads, seed {}, {}]\n", model_path, loaded->model.engine->info().name,
                loaded->session->n_threads(), so.seed,
@@ -314,7 +326,7 @@ int RunRun(const RunOptions& opt) {
   std::vector<chat::ChatMessage> messages;
   if (!opt.system.empty()) messages.push_back({"system", opt.system});
   messages.push_back({"user", *prompt});
-  Expected<std::vector<tokenizer::TokenId>> ids = builder.Build(messages);
+  Expected<std::vector<tokenizer::TokenId>> ids = builder.Build(messages, {.kwargs_json = opt.chat_template_kwargs});
   if (!ids.ok()) {
     PrintError(ids.status().message());
     return kExitFailure;
@@ -343,6 +355,9 @@ Command AddRunCommand(CLI::App& parent) {
       ->check(CLI::NonNegativeNumber);
   app->add_option("-c,--ctx", opt->ctx, "Context length in tokens (0: the model's)")->default_val(0)->check(CLI::NonNegativeNumber);
   app->add_option("--system", opt->system, "System message for chat models");
+  app->add_option("--chat-template-kwargs", opt->chat_template_kwargs,
+                  "JSON object of extra chat template variables, e.g. '{\"enable_thinking\": false}'")
+      ->type_name("JSON");
   app->add_option("--kv", opt->kv, "KV cache type: f16 or f32")->default_val("f16");
   AddEngineOption(app, &opt->engine);
   app->add_flag("--raw", opt->raw, "Skip the chat template: the prompt is plain text after BOS");
@@ -354,7 +369,8 @@ Command AddRunCommand(CLI::App& parent) {
       "  trit run \"Once upon a time\" -n 64\n"
       "  trit run models/stories260K.gguf \"\" -n 200 --temp 0 --raw   # greedy story from BOS alone\n"
       "  trit run big.gguf \"Summarise: ...\" --spec lookup -v        # the same answer, drafts from the prompt\n"
-      "  trit run big.gguf \"Hello\" --draft small.gguf -v            # the same answer, drafted by a small model");
+      "  trit run big.gguf \"Hello\" --draft small.gguf -v            # the same answer, drafted by a small model\n"
+      "  trit run qwen3.5.gguf \"Hi\" --chat-template-kwargs '{\"enable_thinking\": false}'   # no thinking");
   return {app, [opt] { return RunRun(*opt); }};
 }
 

@@ -132,6 +132,41 @@ TEST(RunCommandTest, ABrokenChatTemplateSaysHowToSkipIt) {
   std::filesystem::remove_all(dir);
 }
 
+// --chat-template-kwargs are template variables: a template that appends
+// one to the prompt gives the answer of that whole prompt given raw.
+TEST(RunCommandTest, ChatTemplateKwargsReachTheTemplate) {
+  const std::string dir = MakeTempDir("trit-run-kwargs");
+  const std::string path = dir + "/kwargs-template.gguf";
+  Expected<gguf::File> f = gguf::File::Open(BundledModelPath());
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  gguf::Writer w;
+  for (const auto& e : f->metadata()) ASSERT_TRUE(w.SetMetadata(e.key, e.value).ok());
+  ASSERT_TRUE(w.SetMetadata("tokenizer.chat_template", gguf::Value(std::string("{{ messages[-1].content }}{{ tail }}"))).ok());
+  for (const auto& t : f->tensors()) ASSERT_TRUE(w.AddTensorData(t.name, t.type->type, t.shape, f->TensorData(t)).ok());
+  ASSERT_TRUE(w.WriteFile(path).ok());
+
+  RunResult with = RunTrit({"run", path, "Once", "-n", "12", "--temp", "0", "--chat-template-kwargs", R"({"tail": " upon a"})"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  RunResult raw = RunTrit({"run", path, "Once upon a", "-n", "12", "--temp", "0", "--raw"});
+  ASSERT_EQ(raw.exit_code, 0) << raw.err;
+  EXPECT_EQ(with.out, raw.out);
+  RunResult without = RunTrit({"run", path, "Once", "-n", "12", "--temp", "0"});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_NE(without.out, with.out);
+
+  // Refused before the model loads: not an object, not JSON, a name the
+  // renderer sets; and with --raw there is no template to read them.
+  for (const char* bad : {"[1]", "{\"tail\": ", R"({"messages": []})"}) {
+    RunResult r = RunTrit({"run", path, "Once", "--chat-template-kwargs", bad});
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("--chat-template-kwargs: chat_template_kwargs: "), std::string::npos) << r.err;
+  }
+  RunResult skipped = RunTrit({"run", path, "Once", "--raw", "--chat-template-kwargs", "{}"});
+  EXPECT_EQ(skipped.exit_code, 2) << skipped.err;
+  EXPECT_NE(skipped.err.find("no chat template"), std::string::npos) << skipped.err;
+  std::filesystem::remove_all(dir);
+}
+
 // A hybrid recurrent model (qwen35, tests/data/hf/qwen35) through trit run
 // with speculative decoding on: the text is the plain text. (This random
 // model's guesses are rarely likely enough to be drafted; rolling the
