@@ -25,6 +25,9 @@ constexpr std::string_view kLlama3 =
 // Qwen2: as Llama 3 with single digits.
 constexpr std::string_view kQwen2 =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// Qwen3.5: as Qwen2 with combining marks (\p{M}) inside words, not split off.
+constexpr std::string_view kQwen35 =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr std::string_view kDigit = R"(\p{N})";
 constexpr std::string_view kDigits = R"(\p{N}+)";
 constexpr std::string_view kThreeDigits = R"([0-9][0-9][0-9])";
@@ -89,6 +92,7 @@ const std::vector<PreType>& PreTypes() {
       {"smaug", {"smaug-bpe"}, {kLlama3}},
       {"qwen2", {"qwen2", "deepseek-r1-qwen", "kormo"}, {kQwen2}, false},
       {"qwen2", {"megrez"}, {kQwen2}},
+      {"qwen35", {"qwen35"}, {kQwen35}, false},
       {"stablelm2", {"stablelm2"}, {kQwen2}},
       {"hunyuan", {"hunyuan"}, {kQwen2}, false},
       {"grok-2", {"grok-2"}, {kQwen2}, false},

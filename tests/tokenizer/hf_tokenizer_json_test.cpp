@@ -190,17 +190,27 @@ TEST(HfTokenizerJsonTest, ArrayMergesEqualStringMergesAndEncodeSpaces) {
 }
 
 TEST(HfTokenizerJsonTest, NamesKnownSplitPreTokenizers) {
-  const std::string llama3 =
-      R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
-  Json j = BpeJson();
-  j["pre_tokenizer"] = {
-      {"type", "Sequence"},
-      {"pretokenizers",
-       {{{"type", "Split"}, {"pattern", {{"Regex", llama3}}}, {"behavior", "Isolated"}, {"invert", false}},
-        {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
-  Expected<HfTokenizer> tok = Parse(j);
-  ASSERT_TRUE(tok.ok()) << tok.status().message();
-  EXPECT_EQ(tok->pre, "llama-bpe");
+  struct Case {
+    std::string regex, pre;
+  };
+  const Case cases[] = {
+      {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+       "llama-bpe"},
+      // Qwen3.5's tokenizer.json (Qwen/Qwen3.5-0.8B): combining marks join letters.
+      {R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)",
+       "qwen35"},
+  };
+  for (const Case& c : cases) {
+    Json j = BpeJson();
+    j["pre_tokenizer"] = {
+        {"type", "Sequence"},
+        {"pretokenizers",
+         {{{"type", "Split"}, {"pattern", {{"Regex", c.regex}}}, {"behavior", "Isolated"}, {"invert", false}},
+          {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"trim_offsets", true}, {"use_regex", false}}}}};
+    Expected<HfTokenizer> tok = Parse(j);
+    ASSERT_TRUE(tok.ok()) << tok.status().message();
+    EXPECT_EQ(tok->pre, c.pre);
+  }
 }
 
 TEST(HfTokenizerJsonTest, AddedTokensExtendTheVocabulary) {

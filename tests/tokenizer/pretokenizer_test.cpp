@@ -61,6 +61,19 @@ TEST(PreTokenizerQwen2, SingleDigits) {
   EXPECT_EQ(Split("deepseek-r1-qwen", "I'M"), (Pieces{"I", "'M"}));
 }
 
+// Qwen3.5 keeps combining marks in the word they follow; Qwen2 splits them
+// off. The pieces are those of Hugging Face tokenizers' Split with each
+// model's tokenizer.json regex (tokenizers 0.22, checked by hand here).
+TEST(PreTokenizerQwen35, CombiningMarksStayInWords) {
+  EXPECT_EQ(Split("qwen35", "nai\u0308ve cafe\u0301"), (Pieces{"nai\u0308ve", " cafe\u0301"}));
+  EXPECT_EQ(Split("qwen2", "nai\u0308ve cafe\u0301"), (Pieces{"nai", "\u0308ve", " cafe", "\u0301"}));
+  EXPECT_EQ(Split("qwen35", "\u0915\u093f\u0924\u093e\u092c"), (Pieces{"\u0915\u093f\u0924\u093e\u092c"}));
+  EXPECT_EQ(Split("qwen2", "\u0915\u093f\u0924\u093e\u092c"),
+            (Pieces{"\u0915", "\u093f\u0924", "\u093e\u092c"}));
+  EXPECT_EQ(Split("qwen35", " \u0301x"), (Pieces{" \u0301x"}));
+  EXPECT_EQ(Split("qwen35", "it's a3333"), (Pieces{"it", "'s", " a", "3", "3", "3", "3"}));
+}
+
 TEST(PreTokenizerStarcoder, DigitsFirstThenGpt2) {
   for (std::string_view pre : {"starcoder", "refact", "command-r", "smollm"}) {
     EXPECT_EQ(Split(pre, "w048 7tuijk"), (Pieces{"w", "0", "4", "8", " ", "7", "tuijk"})) << pre;
@@ -113,7 +126,7 @@ TEST(PreTokenizer, FlagsPerType) {
   };
   for (const Row& r : {Row{"gpt-2", "gpt2", true, false}, Row{"default", "default", true, false},
                        Row{"llama-bpe", "llama3", true, true}, Row{"llama3", "llama3", true, true},
-                       Row{"qwen2", "qwen2", false, false}, Row{"megrez", "qwen2", true, false},
+                       Row{"qwen2", "qwen2", false, false}, Row{"qwen35", "qwen35", false, false}, Row{"megrez", "qwen2", true, false},
                        Row{"deepseek-llm", "deepseek-llm", false, false},
                        Row{"deepseek-coder", "deepseek-coder", false, false}, Row{"falcon", "falcon", true, false},
                        Row{"starcoder", "starcoder", true, false}, Row{"refact", "refact", true, false},
