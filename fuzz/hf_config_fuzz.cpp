@@ -65,6 +65,17 @@ void CheckGetters(const HfModelConfig& c) {
         TRIT_CHECK(v.ok() ? *v >= 0 && *v <= kMaxInt : v.status().message() == absent);
         break;
       }
+      case HfConfigKind::kIntList: {
+        Expected<std::vector<int64_t>> v = c.IntList(f.key);
+        if (!v.ok()) TRIT_CHECK(v.status().message() == absent);
+        for (int64_t x : v.ok() ? *v : std::vector<int64_t>{}) TRIT_CHECK(x >= 0 && x <= kMaxInt);
+        break;
+      }
+      case HfConfigKind::kStringList: {
+        Expected<std::vector<std::string>> v = c.StringList(f.key);
+        TRIT_CHECK(v.ok() || v.status().message() == absent);
+        break;
+      }
     }
   }
 }
@@ -89,6 +100,12 @@ std::string Rewrite(const HfModelConfig& c) {
         break;
       case HfConfigKind::kBool:
         if (Expected<bool> v = c.Bool(f.key); v.ok()) doc[key] = *v;
+        break;
+      case HfConfigKind::kIntList:
+        if (Expected<std::vector<int64_t>> v = c.IntList(f.key); v.ok()) doc[key] = *v;
+        break;
+      case HfConfigKind::kStringList:
+        if (Expected<std::vector<std::string>> v = c.StringList(f.key); v.ok()) doc[key] = *v;
         break;
     }
   }
@@ -117,6 +134,16 @@ bool SameValues(const HfModelConfig& a, const HfModelConfig& b) {
       }
       case HfConfigKind::kString: {
         Expected<std::string> x = a.String(f.key), y = b.String(f.key);
+        if (x.ok() != y.ok() || (x.ok() && *x != *y)) return false;
+        break;
+      }
+      case HfConfigKind::kIntList: {
+        Expected<std::vector<int64_t>> x = a.IntList(f.key), y = b.IntList(f.key);
+        if (x.ok() != y.ok() || (x.ok() && *x != *y)) return false;
+        break;
+      }
+      case HfConfigKind::kStringList: {
+        Expected<std::vector<std::string>> x = a.StringList(f.key), y = b.StringList(f.key);
         if (x.ok() != y.ok() || (x.ok() && *x != *y)) return false;
         break;
       }

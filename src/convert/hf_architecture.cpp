@@ -12,7 +12,7 @@ namespace {
 
 std::span<const HfArchitecture* const> Registry() {
   static const HfArchitecture* const kAll[] = {&BertArchitecture(), &LlamaArchitecture(), &Qwen2Architecture(),
-                                               &Qwen3Architecture(), &Gemma3Architecture()};
+                                               &Qwen3Architecture(), &Gemma3Architecture(), &Qwen35Architecture()};
   return kAll;
 }
 

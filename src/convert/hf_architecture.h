@@ -24,6 +24,21 @@ enum class HfTransform {
   kNone,
   kPermuteRope,  // LlamaModel.permute: rows of each head from halves-rotated to interleaved pairs
   kAddOne,       // Gemma's RMSNorm weight w is used as (1 + w): llama.cpp stores 1 + w
+  kNegExp,       // Qwen3.5's A_log: llama.cpp stores A = -exp(A_log)
+};
+
+// Qwen3.5's linear-attention value heads, which Hugging Face stores grouped
+// by key head ([k0: v0 v1, k1: v0 v1]) and llama.cpp tiled ([v0: k0 k1,
+// v1: k0 k1]) so that ggml broadcasts the key heads
+// (_LinearAttentionVReorderBase._reorder_v_heads). The part of the axis
+// after `skip` (the q and k rows of a fused qkv) is seen as
+// (n_k_heads, n_v_per_k, head_dim) and its first two axes swapped.
+struct HfVHeadOrder {
+  int64_t n_k_heads = 0;  // 0: no reordering
+  int64_t n_v_per_k = 0;
+  int64_t head_dim = 0;
+  int64_t skip = 0;
+  bool columns = false;  // the last axis (out_proj's input), not the first
 };
 
 // One tensor an architecture expects in the checkpoint.
@@ -33,6 +48,8 @@ struct HfTensorSpec {
   std::vector<int64_t> shape;  // numpy order, outermost first, as in the checkpoint
   HfTransform transform = HfTransform::kNone;
   int64_t n_rope_heads = 0;    // kPermuteRope: the heads the rows split into
+  HfVHeadOrder v_heads = {};   // a pure move of rows or columns, done before `transform`
+  bool squeeze = false;        // axes of size 1 dropped from the GGUF shape (conv1d's [C, 1, K])
 };
 
 // Where the vocabulary comes from.

@@ -54,6 +54,21 @@ constexpr HfConfigField kFields[] = {
     {"rope_scaling.rope_type", HfConfigKind::kString},
     {"rope_scaling.type", HfConfigKind::kString},
     {"rope_scaling.factor", HfConfigKind::kPositiveFloat},
+    // Qwen3.5 (Qwen3_5ForCausalLM): the Gated DeltaNet layers' sizes, which
+    // layers are linear attention, and the partial, multi-section rope.
+    {"linear_conv_kernel_dim", HfConfigKind::kPositiveInt},
+    {"linear_key_head_dim", HfConfigKind::kPositiveInt},
+    {"linear_value_head_dim", HfConfigKind::kPositiveInt},
+    {"linear_num_key_heads", HfConfigKind::kPositiveInt},
+    {"linear_num_value_heads", HfConfigKind::kPositiveInt},
+    {"full_attention_interval", HfConfigKind::kPositiveInt},
+    {"mtp_num_hidden_layers", HfConfigKind::kPositiveInt},
+    {"attention_bias", HfConfigKind::kBool},
+    {"layer_types", HfConfigKind::kStringList},
+    {"partial_rotary_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.partial_rotary_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.mrope_section", HfConfigKind::kIntList},
+    {"rope_scaling.mrope_section", HfConfigKind::kIntList},
     // Special token ids, the fallback SpecialVocab._try_load_from_config_json
     // uses for those tokenizer.json did not give; text_config's (multimodal
     // configs) when the top level has none.
@@ -169,6 +184,22 @@ Expected<bool> HfModelConfig::Bool(std::string_view key) const {
   return it->second;
 }
 
+Expected<std::vector<int64_t>> HfModelConfig::IntList(std::string_view key) const {
+  const HfConfigField* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kIntList);
+  auto it = int_lists_.find(key);
+  if (it == int_lists_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
+Expected<std::vector<std::string>> HfModelConfig::StringList(std::string_view key) const {
+  const HfConfigField* f = FindField(key);
+  TRIT_CHECK(f != nullptr && f->kind == HfConfigKind::kStringList);
+  auto it = string_lists_.find(key);
+  if (it == string_lists_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
+  return it->second;
+}
+
 Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   Expected<nlohmann::json> doc = ParseObject(json_text, "config.json");
   if (!doc.ok()) return doc.status();
@@ -221,6 +252,33 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
         if (!v.is_boolean()) return Corrupt(fmt::format("{}: expected true or false, found {}", f.key, Found(v)));
         config.bools_.emplace(f.key, v.get<bool>());
         break;
+      case HfConfigKind::kIntList: {
+        if (!v.is_array()) return Corrupt(fmt::format("{}: expected an array of integers, found {}", f.key, Found(v)));
+        std::vector<int64_t> list;
+        for (size_t i = 0; i < v.size(); ++i) {
+          const nlohmann::json& e = v[i];
+          const bool ok = (e.is_number_unsigned() && e.get<uint64_t>() <= kMaxInt) ||
+                          (e.is_number_integer() && e.get<int64_t>() >= 0 && e.get<int64_t>() <= kMaxInt);
+          if (!ok) {
+            return Corrupt(fmt::format("{}[{}]: expected an integer in 0..2^31 - 1, found {}", f.key, i, Found(e)));
+          }
+          list.push_back(e.get<int64_t>());
+        }
+        config.int_lists_.emplace(f.key, std::move(list));
+        break;
+      }
+      case HfConfigKind::kStringList: {
+        if (!v.is_array()) return Corrupt(fmt::format("{}: expected an array of strings, found {}", f.key, Found(v)));
+        std::vector<std::string> list;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (!v[i].is_string()) {
+            return Corrupt(fmt::format("{}[{}]: expected a string, found {}", f.key, i, Found(v[i])));
+          }
+          list.push_back(v[i].get<std::string>());
+        }
+        config.string_lists_.emplace(f.key, std::move(list));
+        break;
+      }
     }
   }
   return config;

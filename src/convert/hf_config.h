@@ -18,6 +18,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 
@@ -33,6 +34,8 @@ enum class HfConfigKind {
   // an integer >= 0 is taken, a negative one refused, any other value
   // ignored (Llama 3.1 writes a list of eos ids; SpecialVocab skips it).
   kTokenId,
+  kIntList,     // an array of integers in [0, 2^31 - 1] (mrope_section)
+  kStringList,  // an array of strings (layer_types)
 };
 // A key is a dotted path into nested objects ("rope_parameters.rope_theta").
 struct HfConfigField {
@@ -63,6 +66,9 @@ class HfModelConfig {
   Expected<std::string> String(std::string_view key) const;
   // The value of a boolean key of the table.
   Expected<bool> Bool(std::string_view key) const;
+  // The value of a list key of the table.
+  Expected<std::vector<int64_t>> IntList(std::string_view key) const;
+  Expected<std::vector<std::string>> StringList(std::string_view key) const;
   // A dotted key ("rope_parameters.rope_theta") names a member of a nested
   // object; a key whose value (or any parent's) is null counts as absent.
 
@@ -72,6 +78,8 @@ class HfModelConfig {
   std::map<std::string, double, std::less<>> floats_;
   std::map<std::string, std::string, std::less<>> strings_;
   std::map<std::string, bool, std::less<>> bools_;
+  std::map<std::string, std::vector<int64_t>, std::less<>> int_lists_;
+  std::map<std::string, std::vector<std::string>, std::less<>> string_lists_;
 };
 
 // Parses config.json's text. Errors are kCorrupt and name the key: not JSON,

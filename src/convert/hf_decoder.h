@@ -57,5 +57,6 @@ const HfArchitecture& LlamaArchitecture();   // hf_llama.cpp
 const HfArchitecture& Qwen2Architecture();   // hf_qwen.cpp
 const HfArchitecture& Qwen3Architecture();   // hf_qwen.cpp
 const HfArchitecture& Gemma3Architecture();  // hf_gemma3.cpp
+const HfArchitecture& Qwen35Architecture();  // hf_qwen35.cpp
 
 }  // namespace trit::convert

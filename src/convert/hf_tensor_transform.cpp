@@ -2,6 +2,7 @@
 // with re-rounding for Gemma's norms.
 #include "convert/hf_tensor_transform.h"
 
+#include <cmath>
 #include <cstring>
 
 #include "base/half.h"
@@ -31,27 +32,33 @@ Expected<std::vector<uint8_t>> PermuteRope(int64_t n_head, const std::vector<int
   return out;
 }
 
-// F32 or F16 bytes with 1 added to every element, in that type.
-std::vector<uint8_t> AddOne(safetensors::Dtype dtype, std::span<const uint8_t> src) {
+// F32 or F16 bytes with f applied to every element, in that type.
+template <typename F>
+std::vector<uint8_t> Map(safetensors::Dtype dtype, std::span<const uint8_t> src, F f) {
   std::vector<uint8_t> out(src.size());
   if (dtype == safetensors::Dtype::kF32) {
     for (size_t at = 0; at + 4 <= src.size(); at += 4) {
-      float f;
-      std::memcpy(&f, src.data() + at, 4);
-      f += 1.0f;
-      std::memcpy(out.data() + at, &f, 4);
+      float x;
+      std::memcpy(&x, src.data() + at, 4);
+      x = f(x);
+      std::memcpy(out.data() + at, &x, 4);
     }
     return out;
   }
   for (size_t at = 0; at + 2 <= src.size(); at += 2) {
     uint16_t h;
     std::memcpy(&h, src.data() + at, 2);
-    // Computed in float and rounded once to half, as torch's CPU half add
-    // does; where the float sum is inexact (|x| < 2^-13) both give 1.
-    h = FloatToHalf(HalfToFloat(h) + 1.0f);
+    h = FloatToHalf(f(HalfToFloat(h)));
     std::memcpy(out.data() + at, &h, 2);
   }
   return out;
+}
+
+// F32 or F16 bytes with 1 added to every element, in that type. For F16
+// computed in float and rounded once to half, as torch's CPU half add
+// does; where the float sum is inexact (|x| < 2^-13) both give 1.
+std::vector<uint8_t> AddOne(safetensors::Dtype dtype, std::span<const uint8_t> src) {
+  return Map(dtype, src, [](float x) { return x + 1.0f; });
 }
 
 // BF16 -> F32 (exact), as prepare_tensors' data_torch.to(torch.float32).
@@ -92,10 +99,49 @@ Expected<TransformedTensor> TransformTensor(HfTransform transform, int64_t n_rop
     case HfTransform::kAddOne:
       out.bytes = AddOne(out.dtype, src);
       return out;
+    case HfTransform::kNegExp:
+      out.bytes = Map(out.dtype, src, [](float x) { return -std::exp(x); });
+      return out;
     case HfTransform::kNone:
       break;
   }
   out.bytes.assign(src.begin(), src.end());
+  return out;
+}
+
+Expected<std::vector<uint8_t>> ReorderValueHeads(const HfVHeadOrder& order, const std::vector<int64_t>& shape,
+                                                 size_t element_size, std::span<const uint8_t> src) {
+  if (order.n_k_heads <= 0) return std::vector<uint8_t>(src.begin(), src.end());
+  if (shape.empty() || order.n_v_per_k <= 0 || order.head_dim <= 0 || order.skip < 0) {
+    return Error(ErrorCode::kInvalidArgument, "value-head reorder: no axis to reorder");
+  }
+  const int64_t axis = order.columns ? shape.back() : shape.front();
+  const int64_t heads = order.n_k_heads * order.n_v_per_k * order.head_dim;
+  if (order.skip + heads != axis) {
+    return Error(ErrorCode::kInvalidArgument, "value-head reorder: an axis of {} is not {} + {} x {} x {}", axis,
+                 order.skip, order.n_k_heads, order.n_v_per_k, order.head_dim);
+  }
+  // A unit is what moves together: a whole row (rows), one element (columns).
+  int64_t n_outer = 1, unit = 1;
+  if (order.columns) {
+    n_outer = static_cast<int64_t>(src.size() / element_size) / axis;
+  } else {
+    unit = static_cast<int64_t>(src.size() / element_size) / axis;
+  }
+  const size_t unit_bytes = static_cast<size_t>(unit) * element_size;
+  const size_t head_bytes = static_cast<size_t>(order.head_dim) * unit_bytes;
+  const size_t outer_bytes = static_cast<size_t>(axis) * unit_bytes;
+  std::vector<uint8_t> out(src.begin(), src.end());
+  for (int64_t o = 0; o < n_outer; ++o) {
+    const size_t base = static_cast<size_t>(o) * outer_bytes + static_cast<size_t>(order.skip) * unit_bytes;
+    for (int64_t k = 0; k < order.n_k_heads; ++k) {
+      for (int64_t v = 0; v < order.n_v_per_k; ++v) {
+        const size_t from = base + static_cast<size_t>(k * order.n_v_per_k + v) * head_bytes;
+        const size_t to = base + static_cast<size_t>(v * order.n_k_heads + k) * head_bytes;
+        std::memcpy(out.data() + to, src.data() + from, head_bytes);
+      }
+    }
+  }
   return out;
 }
 

@@ -32,5 +32,13 @@ struct TransformedTensor {
 };
 Expected<TransformedTensor> TransformTensor(HfTransform transform, int64_t n_rope_heads, safetensors::Dtype dtype,
                                             const std::vector<int64_t>& shape, std::span<const uint8_t> src);
+// kNegExp: -exp(x) in F32 (BF16 widened first, F16 computed in float and
+// rounded once to half).
+
+// The bytes of a tensor of `shape` (elements of `element_size` bytes) with
+// its value heads moved as `order` says. kInvalidArgument when the axis
+// does not split into order's heads.
+Expected<std::vector<uint8_t>> ReorderValueHeads(const HfVHeadOrder& order, const std::vector<int64_t>& shape,
+                                                 size_t element_size, std::span<const uint8_t> src);
 
 }  // namespace trit::convert

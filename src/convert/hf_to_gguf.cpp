@@ -236,7 +236,9 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     out.hf_name = m.hf_name;
     out.gguf_name = m.spec->gguf_name;
     out.from = m.source.tensor->dtype;
-    out.gguf_shape.assign(m.spec->shape.rbegin(), m.spec->shape.rend());
+    for (auto it = m.spec->shape.rbegin(); it != m.spec->shape.rend(); ++it) {
+      if (!m.spec->squeeze || *it != 1) out.gguf_shape.push_back(*it);
+    }
     out.to = GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
     const safetensors::ShardTensor source = m.source;
     const HfTensorSpec* spec = m.spec;
@@ -245,6 +247,14 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
       // before the type conversion, in the dtype its modify_tensors sees.
       safetensors::Dtype dtype = source.tensor->dtype;
       std::span<const uint8_t> data = source.Data();
+      std::vector<uint8_t> reordered;
+      if (spec->v_heads.n_k_heads > 0) {
+        Expected<std::vector<uint8_t>> r =
+            ReorderValueHeads(spec->v_heads, spec->shape, safetensors::DtypeBits(dtype) / 8, data);
+        if (!r.ok()) return r.status().WithContext(fmt::format("from '{}'", out.hf_name));
+        reordered = std::move(r).value();
+        data = reordered;
+      }
       TransformedTensor changed;
       if (spec->transform != HfTransform::kNone) {
         Expected<TransformedTensor> t =

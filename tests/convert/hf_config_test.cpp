@@ -104,6 +104,20 @@ TEST(HfConfigTest, EveryTableKeyIsCheckedByItsKind) {
         EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 0"))->Int(key), 0) << key;
         EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": -2")), key + ": expected a token id (0 to 2^31 - 1), found -2");
         break;
+      case HfConfigKind::kIntList:
+        EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": [2, 0, 1]"))->IntList(key),
+                  (std::vector<int64_t>{2, 0, 1}))
+            << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": [1, -1]")),
+                  key + "[1]: expected an integer in 0..2^31 - 1, found -1");
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": 3")), key + ": expected an array of integers, found 3");
+        break;
+      case HfConfigKind::kStringList:
+        EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": [\"a\", \"b\"]"))->StringList(key),
+                  (std::vector<std::string>{"a", "b"}))
+            << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": [\"a\", 1]")), key + "[1]: expected a string, found 1");
+        break;
     }
   }
 }

@@ -1,5 +1,6 @@
 // `trit convert` on the tiny llama / qwen2 / qwen3 / gemma3 checkpoints of
-// tests/data/hf/ (random bf16 weights, made by make_checkpoints.py), checked
+// tests/data/hf/ (random bf16 weights, made by make_checkpoints.py; Qwen3.5's
+// in qwen35/checkpoint, made by make_qwen35.py), checked
 // against what llama.cpp's convert_hf_to_gguf.py wrote for the same
 // directories with --outtype f16 (expected_f16.json, made by
 // make_expected.py): the same tensors (name, GGUF shape, type, sha256 of the
@@ -8,10 +9,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <span>
 #include <sstream>
 #include <string>
 
@@ -39,6 +43,7 @@ Json ToJson(const gguf::Value& v) {
         case gguf::ValueType::kString: out.push_back(a->strings[i]); break;
         case gguf::ValueType::kInt32: out.push_back(a->At<int32_t>(i)); break;
         case gguf::ValueType::kFloat32: out.push_back(a->At<float>(i)); break;
+        case gguf::ValueType::kBool: out.push_back(a->At<uint8_t>(i) != 0); break;
         default: return "unexpected array type";
       }
     }
@@ -62,15 +67,29 @@ bool SameValue(const Json& ours, const Json& ref) {
   return ours == ref;
 }
 
+// F32 bytes against recorded values, each at most one float step apart.
+void ExpectWithinOneUlp(std::span<const uint8_t> bytes, const Json& values, const std::string& what) {
+  ASSERT_EQ(bytes.size(), values.size() * 4) << what;
+  for (size_t i = 0; i < values.size(); ++i) {
+    float ours;
+    std::memcpy(&ours, bytes.data() + 4 * i, 4);
+    const float ref = values[i].get<float>();
+    EXPECT_TRUE(ours == ref || std::nextafter(ref, ours) == ours) << what << "[" << i << "]: " << ours << " vs " << ref;
+  }
+}
+
 class HfConvertDecodersTest : public ::testing::TestWithParam<const char*> {};
 
+// The parameter is the checkpoint's folder under tests/data/hf/; its first
+// component names the architecture.
 TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
-  const std::string arch = GetParam();
+  const std::string dir = GetParam();
+  const std::string arch = dir.substr(0, dir.find('/'));
   const std::string out = ::testing::TempDir() + "hf_decoder_" + arch + "_" + std::to_string(getpid()) + ".gguf";
-  Expected<HfConvertReport> report = ConvertHfToGguf(DataDir(arch), out, {});
+  Expected<HfConvertReport> report = ConvertHfToGguf(DataDir(dir), out, {});
   ASSERT_TRUE(report.ok()) << report.status().message();
   EXPECT_EQ(report->gguf_arch, arch);
-  std::ifstream in(DataDir(arch) + "/expected_f16.json");
+  std::ifstream in(DataDir(dir) + "/expected_f16.json");
   ASSERT_TRUE(in) << "no expected_f16.json for " << arch;
   const Json expected = Json::parse(in);
   Expected<gguf::File> f = gguf::File::Open(out);
@@ -83,7 +102,12 @@ TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
     const Json& e = expected["tensors"][t.name];
     EXPECT_EQ(Json(t.shape), e["shape"]) << t.name;
     EXPECT_EQ(std::string(t.type->name), e["type"].get<std::string>() == "F16" ? "f16" : "f32") << t.name;
-    EXPECT_EQ(Sha256Hex(f->TensorData(t)), e["sha256"].get<std::string>()) << arch << ": bytes of " << t.name;
+    if (e.contains("values")) {
+      // -exp(A_log): torch's float exp (SLEEF) is within 1 ulp, trit's std::exp correctly rounded.
+      ExpectWithinOneUlp(f->TensorData(t), e["values"], arch + ": " + t.name);
+    } else {
+      EXPECT_EQ(Sha256Hex(f->TensorData(t)), e["sha256"].get<std::string>()) << arch << ": bytes of " << t.name;
+    }
   }
   EXPECT_EQ(ours_tensors.size(), expected["tensors"].size()) << arch << ": tensor count";
 
@@ -102,7 +126,8 @@ TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
   std::remove(out.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3"));
+INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest,
+                         ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "qwen35/checkpoint"));
 
 }  // namespace
 }  // namespace trit::convert

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -82,6 +83,41 @@ TEST(HfTensorTransformTest, RefusesRowsThatDoNotSplitIntoHeadsAndOtherDtypes) {
   Expected<TransformedTensor> dtype = TransformTensor(HfTransform::kAddOne, 0, Dtype::kI8, {6}, Bytes(w));
   ASSERT_FALSE(dtype.ok());
   EXPECT_NE(dtype.status().message().find("I8"), std::string::npos) << dtype.status().message();
+}
+
+TEST(HfTensorTransformTest, NegExpIsMinusExpInF32) {
+  const std::vector<uint16_t> w = {FloatToBf16(0.0f), FloatToBf16(1.0f), FloatToBf16(-2.0f)};
+  Expected<TransformedTensor> t = TransformTensor(HfTransform::kNegExp, 0, Dtype::kBF16, {3}, Bytes(w));
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->dtype, Dtype::kF32);
+  EXPECT_EQ(As<float>(t->bytes), (std::vector<float>{-1.0f, -std::exp(1.0f), -std::exp(-2.0f)}));
+}
+
+// 2 key heads x 2 value heads each, head_dim 1, after 1 skipped row:
+// rows [s | k0v0 k0v1 k1v0 k1v1] become [s | k0v0 k1v0 k0v1 k1v1].
+TEST(HfTensorTransformTest, ValueHeadsMoveFromGroupedToTiledRows) {
+  const std::vector<float> w = {9, 9, 0, 0, 1, 1, 2, 2, 3, 3};  // (5, 2)
+  Expected<std::vector<uint8_t>> r = ReorderValueHeads({2, 2, 1, 1, false}, {5, 2}, 4, Bytes(w));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(As<float>(*r), (std::vector<float>{9, 9, 0, 0, 2, 2, 1, 1, 3, 3}));
+}
+
+// The same move of columns (out_proj's input), heads of 2 columns.
+TEST(HfTensorTransformTest, ValueHeadsMoveAlongColumns) {
+  std::vector<float> w;
+  for (int row = 0; row < 2; ++row) {
+    for (int c = 0; c < 8; ++c) w.push_back(static_cast<float>(10 * row + c));
+  }
+  Expected<std::vector<uint8_t>> r = ReorderValueHeads({2, 2, 2, 0, true}, {2, 8}, 4, Bytes(w));
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(As<float>(*r), (std::vector<float>{0, 1, 4, 5, 2, 3, 6, 7, 10, 11, 14, 15, 12, 13, 16, 17}));
+}
+
+TEST(HfTensorTransformTest, ValueHeadReorderRefusesAnAxisThatDoesNotSplit) {
+  const std::vector<float> w(6, 0.0f);
+  Expected<std::vector<uint8_t>> r = ReorderValueHeads({2, 2, 1, 0, false}, {6}, 4, Bytes(w));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("an axis of 6"), std::string::npos) << r.status().message();
 }
 
 }  // namespace

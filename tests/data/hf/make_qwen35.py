@@ -13,7 +13,10 @@ Steps: save the checkpoint to a temporary folder, convert it with llama.cpp's
 own convert_hf_to_gguf.py (--outtype f32 --no-mtp: the
 HF class has no MTP block) to qwen35-tiny-f32.gguf, and record
 HF float32 logits of every position for two fixed token sequences into
-expected_logits.json.
+expected_logits.json.  Then the same model in bf16 is saved as a Hugging Face
+directory in checkpoint/ (what `trit convert` is tested on), and llama.cpp's
+converter's --outtype f16 file of it is summed up in checkpoint/expected_f16.json
+by make_expected.py (every tensor's name, shape, type and sha256; every key).
 
 Run with a Python that has torch, transformers, tokenizers, safetensors and
 llama.cpp's gguf-py on PYTHONPATH:
@@ -99,6 +102,24 @@ def main():
             rows.append(dict(ids=ids, logits=[[round(float(v), 6) for v in r] for r in logits]))
     with open(os.path.join(out_dir, "expected_logits.json"), "w") as f:
         json.dump(dict(transformers=transformers.__version__, torch=torch.__version__, sequences=rows), f)
+    save_checkpoint(model, converter, os.path.join(out_dir, "checkpoint"))
+
+
+def save_checkpoint(model, converter, ckpt):
+    os.makedirs(ckpt, exist_ok=True)
+    model.to(torch.bfloat16).save_pretrained(ckpt)
+    for f in ("tokenizer.json", "tokenizer_config.json"):
+        shutil.copy(os.path.join(TOKENIZER, f), ckpt)
+    junk = os.path.join(ckpt, "generation_config.json")
+    if os.path.exists(junk):
+        os.remove(junk)
+    llama_cpp = os.path.dirname(os.path.abspath(converter))
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = os.path.join(tmp, "ref-f16.gguf")
+        subprocess.run([sys.executable, "-c", CONVERT, converter, ckpt, "--outtype", "f16", "--no-mtp",
+                        "--outfile", ref], check=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "make_expected.py"), llama_cpp, ref,
+                        os.path.join(ckpt, "expected_f16.json")], check=True)
 
 
 if __name__ == "__main__":
