@@ -119,7 +119,8 @@ Command AddConvertCommand(CLI::App& parent) {
   app->footer(
       "Architectures: BERT (BertModel, BertForMaskedLM), e.g. sentence-transformers/all-MiniLM-L6-v2;\n"
       "llama (LlamaForCausalLM), qwen2 (Qwen2ForCausalLM), qwen3 (Qwen3ForCausalLM),\n"
-      "gemma3 (Gemma3ForCausalLM, text only), qwen35 (Qwen3_5ForCausalLM, text, without the MTP block).\n"
+      "gemma3 (Gemma3ForCausalLM, text only), qwen35 (Qwen3_5ForCausalLM or the text model of\n"
+      "Qwen3_5ForConditionalGeneration, without the MTP block).\n"
       "SentencePiece vocabularies come from tokenizer.model.\n"
       "Names, shapes, types and metadata keys are those llama.cpp's convert_hf_to_gguf.py writes;\n"
       "a tensor trit cannot map is refused by name, never left out silently. docs/CONVERT.md.\n\n"

@@ -219,48 +219,61 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   config.model_type = model_type->get<std::string>();
 
   for (const HfConfigField& f : kFields) {
-    const nlohmann::json* found = FindPath(*doc, f.key);
+    // Multimodal checkpoints keep the text model's settings under
+    // text_config, which wins over the top level (llama.cpp's TextModel
+    // moves it to the root); special ids keep SpecialVocab's order (the top
+    // level, then text_config: their own table rows).
+    std::string where(f.key);
+    const nlohmann::json* found = nullptr;
+    if (f.kind != HfConfigKind::kTokenId && !f.key.starts_with("text_config.")) {
+      where = fmt::format("text_config.{}", f.key);
+      found = FindPath(*doc, where);
+    }
+    if (found == nullptr) {
+      where = std::string(f.key);
+      found = FindPath(*doc, f.key);
+    }
     if (found == nullptr) continue;
     const nlohmann::json& v = *found;
     switch (f.kind) {
       case HfConfigKind::kPositiveInt: {
         const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt) ||
                         (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxInt);
-        if (!ok) return Corrupt(fmt::format("{}: expected a positive integer below 2^31, found {}", f.key, Found(v)));
+        if (!ok) return Corrupt(fmt::format("{}: expected a positive integer below 2^31, found {}", where, Found(v)));
         config.ints_.emplace(f.key, v.get<int64_t>());
         break;
       }
       case HfConfigKind::kPositiveFloat: {
         const bool ok = v.is_number() && std::isfinite(v.get<double>()) && v.get<double>() > 0;
-        if (!ok) return Corrupt(fmt::format("{}: expected a finite number > 0, found {}", f.key, Found(v)));
+        if (!ok) return Corrupt(fmt::format("{}: expected a finite number > 0, found {}", where, Found(v)));
         config.floats_.emplace(f.key, v.get<double>());
         break;
       }
       case HfConfigKind::kTokenId: {
         if (!v.is_number_integer()) break;  // a list, a string, a float: SpecialVocab skips it
         if (v.is_number_unsigned() ? v.get<uint64_t>() > kMaxInt : (v.get<int64_t>() < 0 || v.get<int64_t>() > kMaxInt)) {
-          return Corrupt(fmt::format("{}: expected a token id (0 to 2^31 - 1), found {}", f.key, Found(v)));
+          return Corrupt(fmt::format("{}: expected a token id (0 to 2^31 - 1), found {}", where, Found(v)));
         }
         config.ints_.emplace(f.key, v.get<int64_t>());
         break;
       }
       case HfConfigKind::kString:
-        if (!v.is_string()) return Corrupt(fmt::format("{}: expected a string, found {}", f.key, Found(v)));
+        if (!v.is_string()) return Corrupt(fmt::format("{}: expected a string, found {}", where, Found(v)));
         config.strings_.emplace(f.key, v.get<std::string>());
         break;
       case HfConfigKind::kBool:
-        if (!v.is_boolean()) return Corrupt(fmt::format("{}: expected true or false, found {}", f.key, Found(v)));
+        if (!v.is_boolean()) return Corrupt(fmt::format("{}: expected true or false, found {}", where, Found(v)));
         config.bools_.emplace(f.key, v.get<bool>());
         break;
       case HfConfigKind::kIntList: {
-        if (!v.is_array()) return Corrupt(fmt::format("{}: expected an array of integers, found {}", f.key, Found(v)));
+        if (!v.is_array()) return Corrupt(fmt::format("{}: expected an array of integers, found {}", where, Found(v)));
         std::vector<int64_t> list;
         for (size_t i = 0; i < v.size(); ++i) {
           const nlohmann::json& e = v[i];
           const bool ok = (e.is_number_unsigned() && e.get<uint64_t>() <= kMaxInt) ||
                           (e.is_number_integer() && e.get<int64_t>() >= 0 && e.get<int64_t>() <= kMaxInt);
           if (!ok) {
-            return Corrupt(fmt::format("{}[{}]: expected an integer in 0..2^31 - 1, found {}", f.key, i, Found(e)));
+            return Corrupt(fmt::format("{}[{}]: expected an integer in 0..2^31 - 1, found {}", where, i, Found(e)));
           }
           list.push_back(e.get<int64_t>());
         }
@@ -268,11 +281,11 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
         break;
       }
       case HfConfigKind::kStringList: {
-        if (!v.is_array()) return Corrupt(fmt::format("{}: expected an array of strings, found {}", f.key, Found(v)));
+        if (!v.is_array()) return Corrupt(fmt::format("{}: expected an array of strings, found {}", where, Found(v)));
         std::vector<std::string> list;
         for (size_t i = 0; i < v.size(); ++i) {
           if (!v[i].is_string()) {
-            return Corrupt(fmt::format("{}[{}]: expected a string, found {}", f.key, i, Found(v[i])));
+            return Corrupt(fmt::format("{}[{}]: expected a string, found {}", where, i, Found(v[i])));
           }
           list.push_back(v[i].get<std::string>());
         }

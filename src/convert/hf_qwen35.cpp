@@ -1,4 +1,5 @@
-// Qwen3_5ForCausalLM (Qwen3.5 dense, text) as llama.cpp's Qwen3_5TextModel
+// Qwen3_5ForCausalLM and Qwen3_5ForConditionalGeneration's text model
+// (Qwen3.5 dense; config under text_config) as llama.cpp's Qwen3_5TextModel
 // writes it (conversion/qwen.py: Qwen3NextModel, _LinearAttentionVReorderBase,
 // _Qwen35MRopeMixin), in its --no-mtp form:
 //   - Gated DeltaNet layers (layer_types "linear_attention"): in_proj_qkv ->
@@ -24,7 +25,9 @@
 namespace trit::convert {
 namespace {
 
-constexpr std::string_view kHfNames[] = {"Qwen3_5ForCausalLM"};
+// The multimodal form is how Qwen3.5 is published; its text model converts
+// alone (llama.cpp writes the vision tower to a separate --mmproj file).
+constexpr std::string_view kHfNames[] = {"Qwen3_5ForCausalLM", "Qwen3_5ForConditionalGeneration"};
 constexpr std::string_view kArch = "qwen35";
 
 struct Qwen35Dims {
@@ -78,9 +81,17 @@ Expected<Qwen35Dims> ReadDims(const HfModelConfig& c) {
   return q;
 }
 
-std::string NormalizeName(std::string_view name) { return std::string(name); }
+// Qwen3_5ForConditionalGeneration's text model is model.language_model.*.
+std::string NormalizeName(std::string_view name) {
+  constexpr std::string_view kText = "model.language_model.";
+  if (name.starts_with(kText)) return fmt::format("model.{}", name.substr(kText.size()));
+  return std::string(name);
+}
 
 std::optional<std::string_view> Dropped(std::string_view name) {
+  if (name.starts_with("model.visual.")) {
+    return "the vision tower, which llama.cpp writes to a separate --mmproj file (trit runs text only)";
+  }
   if (name.starts_with("mtp.") || name.starts_with("model.mtp.")) {
     return "the multi-token-prediction block, which llama.cpp's --no-mtp leaves out (trit does not run it)";
   }

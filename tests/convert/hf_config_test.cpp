@@ -135,6 +135,22 @@ TEST(HfConfigTest, TokenIdsAreReadAsSpecialVocabReadsThem) {
   EXPECT_EQ(ErrorOf(ConfigWith(R"("eos_token_id": -1)")), "eos_token_id: expected a token id (0 to 2^31 - 1), found -1");
 }
 
+// A multimodal config's text_config wins over the top level, as llama.cpp's
+// TextModel merges it; special ids keep the top level first (SpecialVocab).
+TEST(HfConfigTest, TextConfigWinsOverTheTopLevelButNotForSpecialIds) {
+  Expected<HfModelConfig> c = ParseHfConfig(ConfigWith(
+      R"("hidden_size": 8, "bos_token_id": 1, "text_config": {"hidden_size": 64, "layer_types": ["a"], "bos_token_id": 2,
+          "rope_parameters": {"mrope_section": [2, 1, 1]}})"));
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(*c->Int("hidden_size"), 64);
+  EXPECT_EQ(*c->StringList("layer_types"), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(*c->IntList("rope_parameters.mrope_section"), (std::vector<int64_t>{2, 1, 1}));
+  EXPECT_EQ(*c->Int("bos_token_id"), 1);
+  EXPECT_EQ(*c->Int("text_config.bos_token_id"), 2);
+  EXPECT_EQ(ErrorOf(ConfigWith(R"("text_config": {"hidden_size": "x"})")),
+            "text_config.hidden_size: expected a positive integer below 2^31, found the string 'x'");
+}
+
 TEST(HfConfigTest, PoolingModuleIsFoundByType) {
   constexpr std::string_view kModules = R"([
     {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},

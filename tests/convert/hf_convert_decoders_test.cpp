@@ -127,7 +127,8 @@ TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest,
-                         ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "qwen35/checkpoint"));
+                         ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "qwen35/checkpoint",
+                                           "qwen35/checkpoint-vl"));
 
 }  // namespace
 }  // namespace trit::convert

@@ -103,11 +103,35 @@ def main():
     with open(os.path.join(out_dir, "expected_logits.json"), "w") as f:
         json.dump(dict(transformers=transformers.__version__, torch=torch.__version__, sequences=rows), f)
     save_checkpoint(model, converter, os.path.join(out_dir, "checkpoint"))
+    save_multimodal_checkpoint(model, converter, os.path.join(out_dir, "checkpoint-vl"))
 
 
 def save_checkpoint(model, converter, ckpt):
     os.makedirs(ckpt, exist_ok=True)
     model.to(torch.bfloat16).save_pretrained(ckpt)
+    finish_checkpoint(converter, ckpt)
+
+
+# Qwen3.5 is published as Qwen3_5ForConditionalGeneration: the text model under
+# model.language_model.*, a vision tower under model.visual.*, the text config
+# under text_config.  The same text weights, with a tiny random vision tower.
+def save_multimodal_checkpoint(model, converter, ckpt):
+    os.makedirs(ckpt, exist_ok=True)
+    text = config().to_dict()
+    for key in ("architectures", "transformers_version", "dtype"):
+        text.pop(key, None)
+    vision = dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64, patch_size=4,
+                  spatial_merge_size=2, temporal_patch_size=2, num_position_embeddings=16)
+    torch.manual_seed(36)
+    mm = transformers.Qwen3_5ForConditionalGeneration(
+        transformers.Qwen3_5Config(text_config=text, vision_config=vision, tie_word_embeddings=True))
+    missing, unexpected = mm.model.language_model.load_state_dict(model.model.state_dict(), strict=True)
+    assert not missing and not unexpected
+    mm.to(torch.bfloat16).save_pretrained(ckpt)
+    finish_checkpoint(converter, ckpt)
+
+
+def finish_checkpoint(converter, ckpt):
     for f in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(TOKENIZER, f), ckpt)
     junk = os.path.join(ckpt, "generation_config.json")
