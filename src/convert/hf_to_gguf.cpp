@@ -12,6 +12,7 @@
 #include <map>
 
 #include "convert/hf_architecture.h"
+#include "convert/hf_chat_template.h"
 #include "convert/hf_tensor_data.h"
 #include "convert/hf_tensor_transform.h"
 #include "convert/quantize_plan.h"
@@ -227,6 +228,9 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
   }
   if (Status s = arch->write_metadata(info, writer); !s.ok()) return s;
   if (Status s = tokenizer::WriteHfTokenizerMetadata(*tok, writer); !s.ok()) return s;
+  Expected<HfChatTemplates> templates = ReadHfChatTemplates(dir);
+  if (!templates.ok()) return templates.status();
+  if (Status s = WriteHfChatTemplates(*templates, writer); !s.ok()) return s;
 
   const size_t n = matched->size();
   report.tensors.resize(n);

@@ -35,6 +35,7 @@ import transformers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOKENIZER = os.path.join(HERE, "qwen3")
+TEMPLATE = os.path.join(HERE, "..", "chat_templates", "Qwen-Qwen3.5-4B.jinja")
 
 # Token sequences whose logits are recorded (ids < 400).
 SEQUENCES = [
@@ -128,12 +129,27 @@ def save_multimodal_checkpoint(model, converter, ckpt):
     missing, unexpected = mm.model.language_model.load_state_dict(model.model.state_dict(), strict=True)
     assert not missing and not unexpected
     mm.to(torch.bfloat16).save_pretrained(ckpt)
-    finish_checkpoint(converter, ckpt)
+    finish_checkpoint(converter, ckpt, template_in_config=True)
 
 
-def finish_checkpoint(converter, ckpt):
+# The real Qwen3.5 chat template goes with each checkpoint, where transformers 5
+# saves it (chat_template.jinja) or, for the multimodal one, where older
+# checkpoints keep it (tokenizer_config.json's "chat_template").
+def finish_checkpoint(converter, ckpt, template_in_config=False):
     for f in ("tokenizer.json", "tokenizer_config.json"):
         shutil.copy(os.path.join(TOKENIZER, f), ckpt)
+    with open(TEMPLATE) as f:
+        template = f.read()
+    if template_in_config:
+        path = os.path.join(ckpt, "tokenizer_config.json")
+        with open(path) as f:
+            tok_config = json.load(f)
+        tok_config["chat_template"] = template
+        with open(path, "w") as f:
+            json.dump(tok_config, f, indent=2)
+    else:
+        with open(os.path.join(ckpt, "chat_template.jinja"), "w") as f:
+            f.write(template)
     junk = os.path.join(ckpt, "generation_config.json")
     if os.path.exists(junk):
         os.remove(junk)
