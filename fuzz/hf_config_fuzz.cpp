@@ -45,6 +45,11 @@ void CheckGetters(const HfModelConfig& c) {
         TRIT_CHECK(v.ok() ? *v >= 1 && *v <= kMaxInt : v.status().message() == absent);
         break;
       }
+      case HfConfigKind::kCount: {
+        Expected<int64_t> v = c.Int(f.key);
+        TRIT_CHECK(v.ok() ? *v >= 0 && *v <= kMaxInt : v.status().message() == absent);
+        break;
+      }
       case HfConfigKind::kPositiveFloat: {
         Expected<double> v = c.Float(f.key);
         TRIT_CHECK(v.ok() ? std::isfinite(*v) && *v > 0 : v.status().message() == absent);
@@ -89,6 +94,7 @@ std::string Rewrite(const HfModelConfig& c) {
     const nlohmann::json::json_pointer key(pointer);
     switch (f.kind) {
       case HfConfigKind::kPositiveInt:
+      case HfConfigKind::kCount:
       case HfConfigKind::kTokenId:
         if (Expected<int64_t> v = c.Int(f.key); v.ok()) doc[key] = *v;
         break;
@@ -117,6 +123,7 @@ bool SameValues(const HfModelConfig& a, const HfModelConfig& b) {
   for (const HfConfigField& f : HfConfigFields()) {
     switch (f.kind) {
       case HfConfigKind::kPositiveInt:
+      case HfConfigKind::kCount:
       case HfConfigKind::kTokenId: {
         Expected<int64_t> x = a.Int(f.key), y = b.Int(f.key);
         if (x.ok() != y.ok() || (x.ok() && *x != *y)) return false;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +66,18 @@ constexpr HfConfigField kFields[] = {
     {"mtp_num_hidden_layers", HfConfigKind::kPositiveInt},
     {"attention_bias", HfConfigKind::kBool},
     {"layer_types", HfConfigKind::kStringList},
+    // Gemma 4 (Gemma4TextConfig)
+    {"num_kv_shared_layers", HfConfigKind::kCount},
+    {"hidden_size_per_layer_input", HfConfigKind::kCount},
+    {"vocab_size_per_layer_input", HfConfigKind::kPositiveInt},
+    {"global_head_dim", HfConfigKind::kPositiveInt},
+    {"num_global_key_value_heads", HfConfigKind::kPositiveInt},
+    {"attention_k_eq_v", HfConfigKind::kBool},
+    {"use_double_wide_mlp", HfConfigKind::kBool},
+    {"enable_moe_block", HfConfigKind::kBool},
+    {"rope_parameters.full_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.sliding_attention.rope_type", HfConfigKind::kString},
+    {"rope_parameters.sliding_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},
     {"partial_rotary_factor", HfConfigKind::kPositiveFloat},
     {"rope_parameters.partial_rotary_factor", HfConfigKind::kPositiveFloat},
     {"rope_parameters.mrope_section", HfConfigKind::kIntList},
@@ -154,7 +167,8 @@ std::span<const HfConfigField> HfConfigFields() { return kFields; }
 
 Expected<int64_t> HfModelConfig::Int(std::string_view key) const {
   const HfConfigField* f = FindField(key);
-  TRIT_CHECK(f != nullptr && (f->kind == HfConfigKind::kPositiveInt || f->kind == HfConfigKind::kTokenId));
+  TRIT_CHECK(f != nullptr && (f->kind == HfConfigKind::kPositiveInt || f->kind == HfConfigKind::kCount ||
+                              f->kind == HfConfigKind::kTokenId));
   auto it = ints_.find(key);
   if (it == ints_.end()) return Error(ErrorCode::kNotFound, "config.json has no '{}'", key);
   return it->second;
@@ -200,6 +214,53 @@ Expected<std::vector<std::string>> HfModelConfig::StringList(std::string_view ke
   return it->second;
 }
 
+Expected<int64_t> HfModelConfig::PerLayerInt(int64_t layer, std::string_view member) const {
+  auto it = per_layer_.find(std::pair<int64_t, std::string>(layer, member));
+  if (it == per_layer_.end()) {
+    return Error(ErrorCode::kNotFound, "config.json's per_layer_config has no '{}' for layer {}", member, layer);
+  }
+  return it->second;
+}
+
+namespace {
+
+// per_layer_config (text_config's first): layer index -> integer members.
+Status ParsePerLayerConfig(const nlohmann::json& doc, std::map<std::pair<int64_t, std::string>, int64_t, std::less<>>* out) {
+  std::string where = "text_config.per_layer_config";
+  const nlohmann::json* found = FindPath(doc, where);
+  if (found == nullptr) {
+    where = "per_layer_config";
+    found = FindPath(doc, where);
+  }
+  if (found == nullptr) return Status::Ok();
+  if (!found->is_object()) return Corrupt(fmt::format("{}: expected an object, found {}", where, Found(*found)));
+  for (auto it = found->begin(); it != found->end(); ++it) {
+    const std::string& key = it.key();
+    int64_t layer = 0;
+    const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), layer);
+    if (key.empty() || ec != std::errc() || end != key.data() + key.size() || layer < 0 || layer > kMaxInt) {
+      return Corrupt(fmt::format("{}: key '{}' is not a layer index", where, key));
+    }
+    if (!it.value().is_object()) {
+      return Corrupt(fmt::format("{}.{}: expected an object, found {}", where, key, Found(it.value())));
+    }
+    for (auto m = it.value().begin(); m != it.value().end(); ++m) {
+      const nlohmann::json& v = m.value();
+      if (!v.is_number_integer()) continue;  // only integer members are read
+      const bool ok = v.is_number_unsigned() ? v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt
+                                             : v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxInt;
+      if (!ok) {
+        return Corrupt(fmt::format("{}.{}.{}: expected a positive integer below 2^31, found {}", where, key, m.key(),
+                                   Found(v)));
+      }
+      out->emplace(std::pair<int64_t, std::string>(layer, m.key()), v.get<int64_t>());
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
   Expected<nlohmann::json> doc = ParseObject(json_text, "config.json");
   if (!doc.ok()) return doc.status();
@@ -240,6 +301,13 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
         const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() >= 1 && v.get<uint64_t>() <= kMaxInt) ||
                         (v.is_number_integer() && v.get<int64_t>() >= 1 && v.get<int64_t>() <= kMaxInt);
         if (!ok) return Corrupt(fmt::format("{}: expected a positive integer below 2^31, found {}", where, Found(v)));
+        config.ints_.emplace(f.key, v.get<int64_t>());
+        break;
+      }
+      case HfConfigKind::kCount: {
+        const bool ok = (v.is_number_unsigned() && v.get<uint64_t>() <= kMaxInt) ||
+                        (v.is_number_integer() && v.get<int64_t>() >= 0 && v.get<int64_t>() <= kMaxInt);
+        if (!ok) return Corrupt(fmt::format("{}: expected an integer in 0..2^31 - 1, found {}", where, Found(v)));
         config.ints_.emplace(f.key, v.get<int64_t>());
         break;
       }
@@ -294,6 +362,7 @@ Expected<HfModelConfig> ParseHfConfig(std::string_view json_text) {
       }
     }
   }
+  if (Status s = ParsePerLayerConfig(*doc, &config.per_layer_); !s.ok()) return s;
   return config;
 }
 

@@ -27,6 +27,7 @@ namespace trit::convert {
 // The kind of value a checked key of config.json must hold.
 enum class HfConfigKind {
   kPositiveInt,    // an integer in [1, 2^31 - 1]
+  kCount,          // an integer in [0, 2^31 - 1] (Gemma 4's num_kv_shared_layers: 0 on the 31B)
   kPositiveFloat,  // a finite number > 0
   kString,
   kBool,
@@ -72,6 +73,12 @@ class HfModelConfig {
   // A dotted key ("rope_parameters.rope_theta") names a member of a nested
   // object; a key whose value (or any parent's) is null counts as absent.
 
+  // Gemma 4's per_layer_config ({"<layer>": {"head_dim": 512, ...}}, where
+  // transformers 5 keeps the full-attention layers' sizes): an integer
+  // member of one layer's entry; kNotFound when the layer or the member is
+  // absent. Integer members are checked as positive integers below 2^31.
+  Expected<int64_t> PerLayerInt(int64_t layer, std::string_view member) const;
+
  private:
   friend Expected<HfModelConfig> ParseHfConfig(std::string_view json_text);
   std::map<std::string, int64_t, std::less<>> ints_;
@@ -80,6 +87,7 @@ class HfModelConfig {
   std::map<std::string, bool, std::less<>> bools_;
   std::map<std::string, std::vector<int64_t>, std::less<>> int_lists_;
   std::map<std::string, std::vector<std::string>, std::less<>> string_lists_;
+  std::map<std::pair<int64_t, std::string>, int64_t, std::less<>> per_layer_;
 };
 
 // Parses config.json's text. Errors are kCorrupt and name the key: not JSON,

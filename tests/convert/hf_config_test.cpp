@@ -87,6 +87,10 @@ TEST(HfConfigTest, EveryTableKeyIsCheckedByItsKind) {
         EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": \"7\"")),
                   key + ": expected a positive integer below 2^31, found the string '7'");
         break;
+      case HfConfigKind::kCount:
+        EXPECT_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 0"))->Int(key), 0) << key;
+        EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": -1")), key + ": expected an integer in 0..2^31 - 1, found -1");
+        break;
       case HfConfigKind::kPositiveFloat:
         EXPECT_DOUBLE_EQ(*ParseHfConfig(ConfigWith("\"" + key + "\": 0.25"))->Float(key), 0.25) << key;
         EXPECT_EQ(ErrorOf(ConfigWith("\"" + key + "\": \"0.25\"")),
