@@ -5,7 +5,8 @@
 // 0..n-1 each once (one token and one type per id), token types in 1..6,
 // every merge "a b" naming two tokens whose concatenation is a token
 // (U+0120 standing for a space), special ids inside the vocabulary; and the
-// metadata writes (or is refused with a message).
+// metadata writes (or is refused with a message). The same input is also read
+// as LlamaHfVocab (Gemma 4's reading), with its own promises.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,11 +27,38 @@ std::string Unspace(std::string s) {
 
 }  // namespace
 
+namespace {
+
+// ParseLlamaHfVocab: one token, type (1..6) and score (-1000) per id,
+// special ids inside the vocabulary, and the metadata writes or is refused.
+void CheckLlamaHfVocab(std::string_view json, std::string_view config) {
+  trit::Expected<trit::tokenizer::HfTokenizer> tok = trit::tokenizer::ParseLlamaHfVocab(json, config);
+  if (!tok) {
+    TRIT_CHECK(!tok.status().message().empty());
+    return;
+  }
+  const size_t n = tok->tokens.size();
+  TRIT_CHECK(n > 0 && tok->token_types.size() == n && tok->scores.size() == n);
+  TRIT_CHECK(tok->model == "llama" && tok->pre.empty());
+  for (int32_t t : tok->token_types) TRIT_CHECK(t >= 1 && t <= 6);
+  for (float score : tok->scores) TRIT_CHECK(score == -1000.0f);
+  for (const auto& id : {tok->special.bos, tok->special.eos, tok->special.unk, tok->special.sep, tok->special.pad,
+                         tok->special.cls, tok->special.mask}) {
+    TRIT_CHECK(!id.has_value() || (*id >= 0 && static_cast<size_t>(*id) < n));
+  }
+  trit::gguf::Writer writer;
+  trit::Status s = trit::tokenizer::WriteHfTokenizerMetadata(*tok, writer);
+  TRIT_CHECK(s.ok() || !s.message().empty());
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const size_t newline = input.find('\n');
   const std::string_view config = newline == std::string_view::npos ? std::string_view() : input.substr(0, newline);
   const std::string_view json = newline == std::string_view::npos ? input : input.substr(newline + 1);
+  CheckLlamaHfVocab(json, config);
   trit::Expected<trit::tokenizer::HfTokenizer> tok = trit::tokenizer::ParseHfTokenizer(json, config);
   if (!tok) {
     TRIT_CHECK(!tok.status().message().empty());

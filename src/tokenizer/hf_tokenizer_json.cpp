@@ -23,7 +23,7 @@ using Json = nlohmann::json;
 constexpr int kMaxNesting = 64;
 // Bounds the id table before it is allocated; no real vocabulary is near it.
 constexpr int64_t kMaxTokens = int64_t{1} << 24;
-constexpr int32_t kNormal = 1, kControl = 3, kUserDefined = 4;
+constexpr int32_t kNormal = 1, kControl = 3, kUserDefined = 4, kByte = 6;
 
 // The Split regexes of pre-tokenizers trit can name, with the tokenizer.ggml.pre
 // that llama.cpp's converter gives the same models (by the hash of a tokenization).
@@ -553,6 +553,118 @@ Expected<HfTokenizer> ParseSentencePieceTokenizer(std::string_view model_proto, 
     return Error(ErrorCode::kCorrupt, "tokenizer_config.json: {}", e.what());
   }
   return out;
+}
+
+}  // namespace trit::tokenizer
+
+namespace trit::tokenizer {
+namespace {
+
+// <0xNN>: LlamaHfVocab's byte token.
+bool IsByteToken(std::string_view t) {
+  auto hex = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); };
+  return t.size() == 6 && t.starts_with("<0x") && t.back() == '>' && hex(t[3]) && hex(t[4]);
+}
+
+// The content of a token value of tokenizer_config.json: a string or an
+// AddedToken object ({"content": ...}); empty otherwise.
+std::string TokenContent(const Json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  return v.is_object() ? StringOr(v, "content", "") : "";
+}
+
+// transformers 5's all_special_tokens, from tokenizer_config.json
+// (tokenization_utils_base.py: SPECIAL_TOKENS_ATTRIBUTES, the auto-detected
+// model-specific *_token keys, extra_special_tokens).
+std::vector<std::string> AllSpecialTokens(const Json& config) {
+  std::vector<std::string> out;
+  if (!config.is_object()) return out;
+  for (auto it = config.begin(); it != config.end(); ++it) {
+    if (!it.key().ends_with("_token")) continue;
+    if (std::string t = TokenContent(it.value()); !t.empty()) out.push_back(std::move(t));
+  }
+  // GemmaTokenizer's constructor defaults, where the config names none.
+  if (StringOr(config, "tokenizer_class", "").starts_with("GemmaTokenizer")) {
+    const std::pair<const char*, const char*> defaults[] = {
+        {"unk_token", "<unk>"}, {"bos_token", "<bos>"}, {"eos_token", "<eos>"},
+        {"pad_token", "<pad>"}, {"mask_token", "<mask>"}};
+    for (const auto& [key, token] : defaults) {
+      if (!config.contains(key)) out.emplace_back(token);
+    }
+  }
+  auto extra = config.find("extra_special_tokens");
+  if (extra != config.end() && (extra->is_array() || extra->is_object())) {
+    for (const Json& v : *extra) {
+      if (std::string t = TokenContent(v); !t.empty()) out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Expected<HfTokenizer> ParseLlamaHfVocab(std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
+  Expected<Json> root = ParseJson(tokenizer_json, "tokenizer.json");
+  if (!root.ok()) return root.status();
+  Json config = Json::object();
+  if (!tokenizer_config_json.empty()) {
+    Expected<Json> c = ParseJson(tokenizer_config_json, "tokenizer_config.json");
+    if (!c.ok()) return c.status();
+    config = std::move(c).value();
+  }
+  try {
+    Expected<const Json*> model = OptionalObject(*root, "model", "model");
+    if (!model.ok()) return model.status();
+    if (*model == nullptr) return Error(ErrorCode::kCorrupt, "model: missing");
+    const Json& m = **model;
+    // LlamaHfVocab's own check ("Cannot find Llama BPE tokenizer").
+    const std::string decoder = root->contains("decoder") ? StringOr((*root)["decoder"], "type", "") : "";
+    if (StringOr(m, "type", "") != "BPE" || !BoolOr(m, "byte_fallback", false) || decoder != "Sequence") {
+      return Error(ErrorCode::kUnsupported,
+                   "model: type {}, byte_fallback {}, decoder {}: not a SentencePiece-style BPE tokenizer (BPE with "
+                   "byte_fallback and a Sequence decoder), which this architecture's vocabulary is read as",
+                   StringOr(m, "type", "?"), BoolOr(m, "byte_fallback", false), decoder.empty() ? "none" : decoder);
+    }
+    std::vector<Entry> entries;
+    std::unordered_map<std::string, int32_t> model_vocab;
+    if (Status s = ReadVocab(*root, m, &entries, &model_vocab); !s.ok()) return s;
+    const size_t n_base = model_vocab.size();  // transformers' vocab_size: model.vocab's entries
+    std::unordered_map<std::string, int32_t> ids;
+    for (size_t id = 0; id < entries.size(); ++id) ids.emplace(entries[id].text, static_cast<int32_t>(id));
+    std::vector<bool> special(entries.size(), false);
+    std::unordered_map<std::string, bool> special_text;
+    for (const std::string& t : AllSpecialTokens(config)) {
+      special_text[t] = true;
+      if (auto it = ids.find(t); it != ids.end()) special[static_cast<size_t>(it->second)] = true;
+    }
+    HfTokenizer out;
+    out.model = "llama";
+    out.tokens.reserve(entries.size());
+    for (size_t id = 0; id < entries.size(); ++id) {
+      const std::string& text = entries[id].text;
+      int32_t type = kNormal;
+      if (id < n_base) {
+        type = IsByteToken(text) ? kByte : special[id] ? kControl : kNormal;
+      } else {
+        type = special_text.contains(text) ? kControl : kUserDefined;
+      }
+      out.tokens.push_back(text);
+      out.token_types.push_back(type);
+    }
+    out.scores.assign(out.tokens.size(), -1000.0f);
+    auto merges = m.find("merges");
+    if (merges != m.end() && merges->is_array()) {
+      for (size_t i = 0; i < merges->size(); ++i) {
+        Expected<std::string> merge = ReadMerge((*merges)[i], i, model_vocab);
+        if (!merge.ok()) return merge.status();
+        out.merges.push_back(std::move(merge).value());
+      }
+    }
+    ReadSpecials(*root, config, entries, &out);
+    return out;
+  } catch (const Json::exception& e) {
+    return Error(ErrorCode::kCorrupt, "tokenizer.json: {}", e.what());
+  }
 }
 
 }  // namespace trit::tokenizer

@@ -27,14 +27,14 @@ struct HfSpecialIds {
 };
 
 struct HfTokenizer {
-  std::string model;                // tokenizer.ggml.model: "bert", "gpt2" or "llama" (SentencePiece)
-  std::string pre;                  // tokenizer.ggml.pre
+  std::string model;                // tokenizer.ggml.model: "bert", "gpt2", "llama" (SentencePiece) or "gemma4"
+  std::string pre;                  // tokenizer.ggml.pre; empty: not written (LlamaHfVocab)
   std::vector<std::string> tokens;  // (n_vocab) in id order, as written: WordPiece in llama.cpp's
                                     // "phantom space" form ("##ing" -> "ing", "play" -> "▁play", "[CLS]" kept)
   std::vector<int32_t> token_types;  // (n_vocab) gguf TokenType: 1 normal, 3 control, 4 user-defined
-  std::vector<std::string> merges;   // gpt2 only: "a b", a space inside a token written as U+0120
+  std::vector<std::string> merges;   // gpt2 and LlamaHfVocab: "a b", a space inside a token written as U+0120
   HfSpecialIds special;
-  std::vector<float> scores;         // llama only: (n_vocab) SentencePiece scores
+  std::vector<float> scores;         // llama and gemma4: (n_vocab) SentencePiece scores (LlamaHfVocab: -1000)
   std::optional<bool> add_bos, add_eos, add_sep;  // written only when derived
   std::optional<bool> add_space_prefix;           // llama only: written when set
   bool lowercase = false;  // WordPiece: the normalizer lowercases (BertNormalizer.lowercase / Lowercase)
@@ -58,6 +58,22 @@ Expected<HfTokenizer> ParseHfTokenizer(std::string_view tokenizer_json, std::str
 // Errors name the field (a piece's index, the wire offset of a bad record).
 Expected<HfTokenizer> ParseSentencePieceTokenizer(std::string_view model_proto, std::string_view tokenizer_json,
                                                   std::string_view tokenizer_config_json, size_t n_vocab);
+
+// A SentencePiece-style BPE tokenizer.json (model BPE with byte_fallback, a
+// Sequence decoder: Gemma 4's) as gguf-py's LlamaHfVocab lists it, with the
+// merges gguf-py's SpecialVocab(load_merges=True) adds:
+//   - model.vocab's ids first, typed byte (<0xNN>), control (a special token
+//     of transformers 5's all_special_tokens) or normal; then the added
+//     tokens past model.vocab, control when special in that sense, else
+//     user-defined; every score -1000;
+//   - all_special_tokens: tokenizer_config.json's *_token strings (the
+//     named ones and model-specific ones such as image_token; GemmaTokenizer's
+//     defaults <bos> <eos> <unk> <pad> <mask> where a named one is absent) and
+//     extra_special_tokens (a list, or a dict's values). added_tokens'
+//     "special" flag does not count, nor v4's additional_special_tokens.
+// model is "llama" (LlamaHfVocab's), pre empty (not written); the
+// architecture may rename the model (Gemma 4: "gemma4").
+Expected<HfTokenizer> ParseLlamaHfVocab(std::string_view tokenizer_json, std::string_view tokenizer_config_json);
 
 // Writes the tokenizer.ggml.* keys of `tok` to `writer`: model, pre, tokens,
 // token_type, merges (gpt2), scores and add_space_prefix (llama), the special token ids that are set and the

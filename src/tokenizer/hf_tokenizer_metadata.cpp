@@ -13,7 +13,7 @@ Status WriteHfTokenizerMetadata(const HfTokenizer& tok, gguf::Writer& writer) {
                  "WordPiece tokenizer without a lowercasing normalizer: llama.cpp's and trit's WordPiece always "
                  "lowercase, so cased text would tokenize differently");
   }
-  if (tok.model != "bert" && tok.model != "gpt2" && tok.model != "llama") {
+  if (tok.model != "bert" && tok.model != "gpt2" && tok.model != "llama" && tok.model != "gemma4") {
     return Error(ErrorCode::kInvalidArgument, "tokenizer model '{}' is not one ParseHfTokenizer produces", tok.model);
   }
   if (tok.tokens.empty() || tok.token_types.size() != tok.tokens.size()) {
@@ -22,13 +22,15 @@ Status WriteHfTokenizerMetadata(const HfTokenizer& tok, gguf::Writer& writer) {
   }
   auto set = [&](const char* key, gguf::Value v) { return writer.SetMetadata(key, std::move(v)); };
   if (Status s = set("tokenizer.ggml.model", gguf::Value(tok.model)); !s.ok()) return s;
-  if (Status s = set("tokenizer.ggml.pre", gguf::Value(tok.pre)); !s.ok()) return s;
+  if (!tok.pre.empty()) {
+    if (Status s = set("tokenizer.ggml.pre", gguf::Value(tok.pre)); !s.ok()) return s;
+  }
   if (Status s = set("tokenizer.ggml.tokens", gguf::Value(gguf::Array::OfStrings(tok.tokens))); !s.ok()) return s;
   if (Status s = set("tokenizer.ggml.token_type", gguf::Value(gguf::Array::Of(gguf::ValueType::kInt32, tok.token_types)));
       !s.ok()) {
     return s;
   }
-  if (tok.model == "llama") {
+  if (tok.model == "llama" || tok.model == "gemma4") {
     if (tok.scores.size() != tok.tokens.size()) {
       return Error(ErrorCode::kInvalidArgument, "tokenizer: {} tokens and {} scores, expected as many",
                    tok.tokens.size(), tok.scores.size());
@@ -38,7 +40,7 @@ Status WriteHfTokenizerMetadata(const HfTokenizer& tok, gguf::Writer& writer) {
       return s;
     }
   }
-  if (tok.model == "gpt2") {
+  if (tok.model == "gpt2" || !tok.merges.empty()) {
     if (Status s = set("tokenizer.ggml.merges", gguf::Value(gguf::Array::OfStrings(tok.merges))); !s.ok()) return s;
   }
   const std::array<std::pair<const char*, const std::optional<int32_t>*>, 7> ids = {{
