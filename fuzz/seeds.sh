@@ -273,6 +273,11 @@ printf '{"embedding": [1, 0, 0]}' > "$out/npy_reader_fuzz/embedding.json"
 # config.json, a BertForMaskedLM one with training-only keys, its
 # sentence-transformers modules.json and Pooling config, and a modules.json
 # whose Pooling path leaves the directory (refused).
+# Gemma 4's SentencePiece-style tokenizer.json (the LlamaHfVocab reading):
+# its tokenizer_config.json on one line, then the tokenizer.
+{ tr -d '\n' < "$repo/tests/data/hf/gemma4/checkpoint/tokenizer_config.json"; echo
+  cat "$repo/tests/data/hf/gemma4/checkpoint/tokenizer.json"; } > "$out/hf_tokenizer_fuzz/gemma4.json"
+
 mkdir -p "$out/hf_config_fuzz"
 cat > "$out/hf_config_fuzz/minilm-config.json" <<'JSON'
 {"_name_or_path": "nreimers/MiniLM-L6-H384-uncased", "architectures": ["BertModel"], "attention_probs_dropout_prob": 0.1,
@@ -298,4 +303,8 @@ printf '%s' '{"pooling_mode_cls_token": true, "pooling_mode_lasttoken": false, "
 # The decoders' configs (nested rope_parameters, token ids, booleans).
 for arch in llama qwen2 qwen3 gemma3; do
   cp "$repo/tests/data/hf/$arch/config.json" "$out/hf_config_fuzz/$arch-config.json"
+done
+# Qwen3.5's and Gemma 4's (text_config, layer_types, Gemma 4's per_layer_config).
+for dir in qwen35/checkpoint qwen35/checkpoint-vl gemma4/checkpoint gemma4/checkpoint-vl; do
+  cp "$repo/tests/data/hf/$dir/config.json" "$out/hf_config_fuzz/${dir//\//-}-config.json"
 done

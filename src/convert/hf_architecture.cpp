@@ -12,7 +12,8 @@ namespace {
 
 std::span<const HfArchitecture* const> Registry() {
   static const HfArchitecture* const kAll[] = {&BertArchitecture(), &LlamaArchitecture(), &Qwen2Architecture(),
-                                               &Qwen3Architecture(), &Gemma3Architecture(), &Qwen35Architecture()};
+                                               &Qwen3Architecture(), &Gemma3Architecture(), &Qwen35Architecture(),
+                                               &Gemma4Architecture()};
   return kAll;
 }
 

@@ -16,6 +16,10 @@
 #include "convert/hf_config.h"
 #include "formats/gguf/writer.h"
 
+namespace trit::tokenizer {
+struct HfTokenizer;
+}  // namespace trit::tokenizer
+
 namespace trit::convert {
 
 // What llama.cpp's converter does to a tensor's values before writing them
@@ -50,12 +54,16 @@ struct HfTensorSpec {
   int64_t n_rope_heads = 0;    // kPermuteRope: the heads the rows split into
   HfVHeadOrder v_heads = {};   // a pure move of rows or columns, done before `transform`
   bool squeeze = false;        // axes of size 1 dropped from the GGUF shape (conv1d's [C, 1, K])
+  // A tensor the converter computes rather than reads (Gemma 4's
+  // rope_freqs): these float32 values, hf_name empty, shape their count.
+  std::vector<float> generated = {};
 };
 
 // Where the vocabulary comes from.
 enum class HfVocabSource {
   kTokenizerJson,           // tokenizer.json only (WordPiece, byte-level BPE)
   kSentencePieceFirst,      // tokenizer.model when present (llama.cpp's _set_vocab_sentencepiece), else tokenizer.json
+  kLlamaHfVocab,            // tokenizer.json as gguf-py's LlamaHfVocab lists it, with merges (Gemma 4)
 };
 
 // What a converter knows of the model directory besides the tensors.
@@ -82,6 +90,9 @@ struct HfArchitecture {
   // SentencePiece vocabularies: tokenizer.ggml.add_space_prefix is written as
   // false (Gemma 3's set_vocab) instead of from tokenizer_config.json's add_prefix_space.
   bool spm_no_space_prefix = false;
+  // What the architecture's set_vocab changes after reading (Gemma 4: the
+  // model name, tokens it always renders, add_bos); may be null.
+  void (*adjust_vocab)(tokenizer::HfTokenizer* tok) = nullptr;
 };
 
 // The architecture whose hf_names hold `hf_architecture`; nullptr if none.

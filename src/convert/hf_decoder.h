@@ -58,5 +58,6 @@ const HfArchitecture& Qwen2Architecture();   // hf_qwen.cpp
 const HfArchitecture& Qwen3Architecture();   // hf_qwen.cpp
 const HfArchitecture& Gemma3Architecture();  // hf_gemma3.cpp
 const HfArchitecture& Qwen35Architecture();  // hf_qwen35.cpp
+const HfArchitecture& Gemma4Architecture();  // hf_gemma4.cpp
 
 }  // namespace trit::convert

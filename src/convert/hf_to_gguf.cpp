@@ -96,9 +96,12 @@ Expected<tokenizer::HfTokenizer> ReadTokenizer(const std::string& dir, const HfA
     FillSpecialIdsFromConfig(config, &*tok);
     return tok;
   }
-  Expected<tokenizer::HfTokenizer> tok = tokenizer::ParseHfTokenizer(json_text, config_text);
+  Expected<tokenizer::HfTokenizer> tok = arch.vocab_source == HfVocabSource::kLlamaHfVocab
+                                             ? tokenizer::ParseLlamaHfVocab(json_text, config_text)
+                                             : tokenizer::ParseHfTokenizer(json_text, config_text);
   if (!tok.ok()) return tok.status().WithContext(json_path);
   FillSpecialIdsFromConfig(config, &*tok);
+  if (arch.adjust_vocab != nullptr) arch.adjust_vocab(&*tok);
   return tok;
 }
 
@@ -113,8 +116,15 @@ struct Matched {
 Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const std::vector<HfTensorSpec>& specs,
                                             const safetensors::Checkpoint& checkpoint, HfConvertReport* report) {
   std::map<std::string_view, size_t> by_name;
-  for (size_t i = 0; i < specs.size(); ++i) by_name.emplace(specs[i].hf_name, i);
   std::vector<Matched> matched(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].generated.empty()) {
+      by_name.emplace(specs[i].hf_name, i);
+    } else {
+      matched[i].spec = &specs[i];  // computed, not read
+      matched[i].hf_name = "computed by the converter";
+    }
+  }
   for (const safetensors::ShardTensor& t : checkpoint.Tensors()) {
     const std::string& raw = t.tensor->name;
     const std::string name = arch.normalize_name(raw);
@@ -193,7 +203,9 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
   if (!tok.ok()) return tok.status();
   if (Expected<int64_t> n_vocab = info.config.Int("vocab_size"); n_vocab.ok()) {
     const size_t want = static_cast<size_t>(*n_vocab);
-    if (tok->tokens.size() > want) {
+    // LlamaHfVocab lists every added token, past the embedding's rows too
+    // (llama.cpp writes them; the runtime never produces those ids).
+    if (tok->tokens.size() > want && arch->vocab_source != HfVocabSource::kLlamaHfVocab) {
       return Error(ErrorCode::kCorrupt, "tokenizer.json has {} tokens, more than config.json's vocab_size {}",
                    tok->tokens.size(), want);
     }
@@ -239,7 +251,8 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     HfConvertedTensor& out = report.tensors[i];
     out.hf_name = m.hf_name;
     out.gguf_name = m.spec->gguf_name;
-    out.from = m.source.tensor->dtype;
+    const bool generated = !m.spec->generated.empty();
+    out.from = generated ? safetensors::Dtype::kF32 : m.source.tensor->dtype;
     for (auto it = m.spec->shape.rbegin(); it != m.spec->shape.rend(); ++it) {
       if (!m.spec->squeeze || *it != 1) out.gguf_shape.push_back(*it);
     }
@@ -247,6 +260,14 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     const safetensors::ShardTensor source = m.source;
     const HfTensorSpec* spec = m.spec;
     auto fill = [source, spec, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      if (!spec->generated.empty()) {  // float32 values, little-endian as the map's
+        const std::span<const uint8_t> values(reinterpret_cast<const uint8_t*>(spec->generated.data()),
+                                              spec->generated.size() * sizeof(float));
+        if (Status s = ConvertElements(safetensors::Dtype::kF32, values, out.to, bytes); !s.ok()) return s;
+        out.out_bytes = bytes.size();
+        if (options.on_tensor) options.on_tensor(i, n, out);
+        return Status::Ok();
+      }
       // llama.cpp's value changes (rope permutation, Gemma's 1 + w) happen
       // before the type conversion, in the dtype its modify_tensors sees.
       safetensors::Dtype dtype = source.tensor->dtype;

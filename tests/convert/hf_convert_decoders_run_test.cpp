@@ -1,4 +1,5 @@
-// End to end on the tiny decoder checkpoints of tests/data/hf/: the file
+// End to end on the tiny decoder checkpoints of tests/data/hf/ (Gemma 4's in
+// gemma4/checkpoint, with tokens added past its embedding's 400 rows): the file
 // `trit convert` writes loads in trit's runtime and runs a forward pass, and
 // the tokenizer built from its tokenizer.ggml.* keys gives the ids Hugging
 // Face's tokenizer gives for the same directory (expected_ids.json, made by
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -29,7 +31,9 @@ std::string DataDir(const std::string& arch) { return std::string(TRIT_SOURCE_DI
 class HfConvertDecodersRunTest : public ::testing::TestWithParam<const char*> {
  protected:
   void SetUp() override {
-    out_ = ::testing::TempDir() + "hf_decoder_run_" + GetParam() + "_" + std::to_string(getpid()) + ".gguf";
+    std::string name = GetParam();
+    std::replace(name.begin(), name.end(), '/', '_');
+    out_ = ::testing::TempDir() + "hf_decoder_run_" + name + "_" + std::to_string(getpid()) + ".gguf";
     Expected<HfConvertReport> report = ConvertHfToGguf(DataDir(GetParam()), out_, {});
     ASSERT_TRUE(report.ok()) << report.status().message();
   }
@@ -78,7 +82,8 @@ TEST_P(HfConvertDecodersRunTest, TokenizerGivesHuggingFacesIds) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersRunTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3"));
+INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersRunTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3",
+                                                                          "gemma4/checkpoint"));
 
 }  // namespace
 }  // namespace trit::convert

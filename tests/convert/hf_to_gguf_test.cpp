@@ -381,7 +381,8 @@ TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
   const std::string config = dir_.File("config.json");
   EXPECT_EQ(FailureOf(), config + ": architecture 'MistralForCausalLM' is not one trit converts yet; supported: "
                                   "BertModel, BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, "
-                                  "Gemma3ForCausalLM, Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration");
+                                  "Gemma3ForCausalLM, Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration, "
+                                  "Gemma4ForCausalLM, Gemma4ForConditionalGeneration");
   std::filesystem::remove(config);
   EXPECT_EQ(FailureOf(), config + ": no such file; a Hugging Face model directory has a config.json");
 

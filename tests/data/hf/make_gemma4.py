@@ -19,7 +19,15 @@ tests/data/hf/gemma3 (400 tokens, tokenizer.json only).
 Steps: save the checkpoint to a temporary folder, convert it with llama.cpp's
 own convert_hf_to_gguf.py (--outtype f32) to gemma4-tiny-f32.gguf, and record
 HF float32 logits of every position for two fixed token sequences into
-expected_logits.json.
+expected_logits.json.  Then the same model in bf16 is saved as a Hugging Face
+directory in checkpoint/ (what `trit convert` is tested on), with the real
+Gemma 4 chat template and the tiny tokenizer extended by added tokens of the
+kinds Gemma 4's has (the tool and channel tokens llama.cpp's Gemma4Model
+types USER_DEFINED, a named model-specific token, extra special tokens, a
+plain added token), and llama.cpp's converter's --outtype f16 file of it is
+summed up in checkpoint/expected_f16.json by make_expected.py.  checkpoint-vl/
+holds the same text weights as Gemma4ForConditionalGeneration (the published
+form: text under model.language_model.*, a tiny random vision tower).
 
 Run with a Python that has torch, transformers, tokenizers, safetensors and
 llama.cpp's gguf-py on PYTHONPATH:
@@ -38,6 +46,16 @@ import transformers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOKENIZER = os.path.join(HERE, "gemma3")
+TEMPLATE = os.path.join(HERE, "..", "chat_templates", "google-gemma-4-31B-it.jinja")
+
+# Added past the tiny tokenizer's 401 tokens (ids 401..): (content, special,
+# how tokenizer_config.json names it).
+ADDED = [
+    ("<|turn>", True, "extra"), ("<turn|>", True, "extra"),
+    ("<|tool_call>", True, "extra"), ("<tool_call|>", True, "extra"),
+    ("<|channel>", True, None), ("<channel|>", True, None), ('<|"|>', True, None),
+    ("<|image|>", True, "image_token"), ("[multimodal]", False, None),
+]
 
 # Token sequences whose logits are recorded (ids < 400).
 SEQUENCES = [
@@ -87,6 +105,60 @@ def main():
             rows.append(dict(ids=ids, logits=[[round(float(v), 6) for v in r] for r in logits]))
     with open(os.path.join(out_dir, "expected_logits.json"), "w") as f:
         json.dump(dict(transformers=transformers.__version__, torch=torch.__version__, sequences=rows), f)
+    ckpt = os.path.join(out_dir, "checkpoint")
+    os.makedirs(ckpt, exist_ok=True)
+    model.to(torch.bfloat16).save_pretrained(ckpt)
+    finish_checkpoint(converter, ckpt)
+    save_multimodal_checkpoint(model, converter, os.path.join(out_dir, "checkpoint-vl"))
+
+
+def save_multimodal_checkpoint(model, converter, ckpt):
+    os.makedirs(ckpt, exist_ok=True)
+    text = config().to_dict()
+    for key in ("architectures", "transformers_version", "dtype"):
+        text.pop(key, None)
+    vision = dict(hidden_size=32, intermediate_size=64, num_hidden_layers=1, num_attention_heads=2,
+                  num_key_value_heads=2, head_dim=16, patch_size=4, position_embedding_size=64)
+    torch.manual_seed(5)
+    mm = transformers.Gemma4ForConditionalGeneration(
+        transformers.Gemma4Config(text_config=text, vision_config=vision, audio_config=None,
+                                  boi_token_id=398, eoi_token_id=397, image_token_id=396, video_token_id=395,
+                                  boa_token_id=394, eoa_token_index=393, audio_token_id=392))
+    missing, unexpected = mm.model.language_model.load_state_dict(model.model.state_dict(), strict=True)
+    assert not missing and not unexpected
+    mm.to(torch.bfloat16).save_pretrained(ckpt)
+    finish_checkpoint(converter, ckpt)
+
+
+# The tokenizer, the chat template, and llama.cpp's f16 file summed up.
+def finish_checkpoint(converter, ckpt):
+    with open(os.path.join(TOKENIZER, "tokenizer.json")) as f:
+        tok = json.load(f)
+    with open(os.path.join(TOKENIZER, "tokenizer_config.json")) as f:
+        tok_config = json.load(f)
+    next_id = 1 + max(a["id"] for a in tok["added_tokens"])
+    for content, special, named in ADDED:
+        tok["added_tokens"].append(dict(id=next_id, content=content, single_word=False, lstrip=False, rstrip=False,
+                                        normalized=False, special=special))
+        next_id += 1
+        if named == "extra":
+            tok_config["extra_special_tokens"].append(content)
+        elif named:
+            tok_config[named] = content
+    with open(os.path.join(ckpt, "tokenizer.json"), "w") as f:
+        json.dump(tok, f, ensure_ascii=False, indent=2)
+    with open(os.path.join(ckpt, "tokenizer_config.json"), "w") as f:
+        json.dump(tok_config, f, indent=2)
+    shutil.copy(TEMPLATE, os.path.join(ckpt, "chat_template.jinja"))
+    for junk in ("generation_config.json", "processor_config.json"):
+        if os.path.exists(os.path.join(ckpt, junk)):
+            os.remove(os.path.join(ckpt, junk))
+    llama_cpp = os.path.dirname(os.path.abspath(converter))
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = os.path.join(tmp, "ref-f16.gguf")
+        subprocess.run([sys.executable, converter, ckpt, "--outtype", "f16", "--outfile", ref], check=True)
+        subprocess.run([sys.executable, os.path.join(HERE, "make_expected.py"), llama_cpp, ref,
+                        os.path.join(ckpt, "expected_f16.json")], check=True)
 
 
 if __name__ == "__main__":
