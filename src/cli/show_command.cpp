@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "base/units.h"
@@ -48,9 +49,12 @@ nlohmann::ordered_json ShowJson(const gguf::File& file, const gguf::ModelSummary
   out["context_length"] = OptionalJson(s.context_length);
   out["block_count"] = OptionalJson(s.block_count);
   out["embedding_length"] = OptionalJson(s.embedding_length);
-  out["feed_forward_length"] = OptionalJson(s.feed_forward_length);
+  // A per-layer value is the array of it.
+  out["feed_forward_length"] =
+      s.feed_forward_per_layer.empty() ? OptionalJson(s.feed_forward_length) : nlohmann::ordered_json(s.feed_forward_per_layer);
   out["head_count"] = OptionalJson(s.head_count);
-  out["head_count_kv"] = OptionalJson(s.head_count_kv);
+  out["head_count_kv"] =
+      s.head_count_kv_per_layer.empty() ? OptionalJson(s.head_count_kv) : nlohmann::ordered_json(s.head_count_kv_per_layer);
   out["tokenizer"] = {{"model", s.tokenizer_model.empty() ? nlohmann::ordered_json(nullptr)
                                                            : nlohmann::ordered_json(s.tokenizer_model)},
                       {"tokens", s.vocab_size}};
@@ -79,6 +83,13 @@ std::string ShapeText(const std::vector<int64_t>& shape) {
   return out;
 }
 
+// A per-layer value as its range ("1-2 by layer"), else the scalar.
+std::string LayerText(const std::optional<uint64_t>& scalar, const std::vector<uint64_t>& per_layer) {
+  if (per_layer.empty()) return OptionalText(scalar);
+  const auto [lo, hi] = std::minmax_element(per_layer.begin(), per_layer.end());
+  return *lo == *hi ? std::to_string(*lo) : fmt::format("{}-{} by layer", *lo, *hi);
+}
+
 void PrintHuman(const gguf::File& file, const gguf::ModelSummary& s, bool list_tensors) {
   fmt::print("{}\n", file.path());
   fmt::print("  format         GGUF v{}, {} ({} bytes), alignment {}\n", file.version(),
@@ -95,8 +106,8 @@ void PrintHuman(const gguf::File& file, const gguf::ModelSummary& s, bool list_t
     fmt::print("  context        {}\n", OptionalText(s.context_length));
     fmt::print("  layers         {}\n", OptionalText(s.block_count));
     fmt::print("  heads          {} (kv {}), embedding {}, feed-forward {}\n", OptionalText(s.head_count),
-               OptionalText(s.head_count_kv), OptionalText(s.embedding_length),
-               OptionalText(s.feed_forward_length));
+               LayerText(s.head_count_kv, s.head_count_kv_per_layer), OptionalText(s.embedding_length),
+               LayerText(s.feed_forward_length, s.feed_forward_per_layer));
   }
   fmt::print("  tokenizer      {}\n",
              s.tokenizer_model.empty() ? "(none)" : fmt::format("{}, {} tokens", s.tokenizer_model, s.vocab_size));

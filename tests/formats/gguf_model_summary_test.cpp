@@ -33,3 +33,22 @@ TEST(ModelSummaryTest, BundledModel) {
 
 }  // namespace
 }  // namespace trit::gguf
+
+namespace trit::gguf {
+namespace {
+
+// Gemma 4's per-layer arrays (llama.cpp's converter's tiny test file).
+TEST(ModelSummaryTest, PerLayerArrays) {
+  Expected<gguf::File> f =
+      gguf::File::Open(std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/gemma4/gemma4-tiny-f32.gguf");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  const ModelSummary s = Summarize(*f);
+  EXPECT_FALSE(s.feed_forward_length.has_value());
+  EXPECT_EQ(s.feed_forward_per_layer, (std::vector<uint64_t>{96, 96, 96, 96, 96, 96, 192, 192, 192}));
+  EXPECT_FALSE(s.head_count_kv.has_value());
+  EXPECT_EQ(s.head_count_kv_per_layer, (std::vector<uint64_t>{2, 2, 1, 2, 2, 1, 2, 2, 1}));
+  EXPECT_EQ(s.head_count, 4u);
+}
+
+}  // namespace
+}  // namespace trit::gguf

@@ -12,6 +12,25 @@ std::optional<uint64_t> OptionalUint(const gguf::File& file, const std::string& 
   return *v;
 }
 
+// A per-layer array of non-negative integers (int32 or uint32, as gguf-py
+// and llama.cpp write them); empty for anything else.
+std::vector<uint64_t> PerLayerUints(const gguf::File& file, const std::string& key) {
+  Expected<const gguf::Array*> a = file.GetArray(key);
+  std::vector<uint64_t> out;
+  if (!a.ok()) return out;
+  const gguf::Array& arr = **a;
+  for (size_t i = 0; i < arr.size(); ++i) {
+    if (arr.element_type == gguf::ValueType::kUint32) {
+      out.push_back(arr.At<uint32_t>(i));
+    } else if (arr.element_type == gguf::ValueType::kInt32 && arr.At<int32_t>(i) >= 0) {
+      out.push_back(static_cast<uint64_t>(arr.At<int32_t>(i)));
+    } else {
+      return {};
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 ModelSummary Summarize(const gguf::File& file) {
@@ -39,6 +58,8 @@ ModelSummary Summarize(const gguf::File& file) {
     s.feed_forward_length = OptionalUint(file, a + ".feed_forward_length");
     s.head_count = OptionalUint(file, a + ".attention.head_count");
     s.head_count_kv = OptionalUint(file, a + ".attention.head_count_kv");
+    if (!s.feed_forward_length) s.feed_forward_per_layer = PerLayerUints(file, a + ".feed_forward_length");
+    if (!s.head_count_kv) s.head_count_kv_per_layer = PerLayerUints(file, a + ".attention.head_count_kv");
   }
   if (Expected<std::string> m = file.GetString("tokenizer.ggml.model"); m.ok()) s.tokenizer_model = *m;
   if (Expected<const gguf::Array*> tokens = file.GetArray("tokenizer.ggml.tokens"); tokens.ok()) {

@@ -31,6 +31,10 @@ struct ModelSummary {
   std::optional<uint64_t> feed_forward_length;
   std::optional<uint64_t> head_count;
   std::optional<uint64_t> head_count_kv;
+  // Set instead of the scalar when the file gives one value per layer
+  // (Gemma 4: double-wide MLPs of shared-KV layers, full layers' KV heads).
+  std::vector<uint64_t> feed_forward_per_layer;
+  std::vector<uint64_t> head_count_kv_per_layer;
   std::string tokenizer_model;  // tokenizer.ggml.model; empty when absent
   uint64_t vocab_size = 0;      // length of tokenizer.ggml.tokens
   bool has_chat_template = false;
