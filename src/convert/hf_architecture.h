@@ -57,6 +57,10 @@ struct HfTensorSpec {
   // A tensor the converter computes rather than reads (Gemma 4's
   // rope_freqs): these float32 values, hf_name empty, shape their count.
   std::vector<float> generated = {};
+  // Written when the checkpoint has it, not missed when it has not (Gemma 4's
+  // shared-KV layers' k/v projections: in Google's checkpoints, not in
+  // transformers' model; llama.cpp writes them and never uses them).
+  bool optional = false;
 };
 
 // Where the vocabulary comes from.

@@ -187,17 +187,22 @@ Expected<std::vector<HfTensorSpec>> Tensors(const HfModelInfo& info) {
   for (int64_t il = 0; il < d.n_layer; ++il) {
     const std::string hf = fmt::format("model.layers.{}.", il);
     const std::string gg = fmt::format("blk.{}.", il);
-    auto add = [&](std::string_view h, std::string_view gname, std::vector<int64_t> shape) {
-      out.push_back({hf + std::string(h), gg + std::string(gname), std::move(shape)});
+    auto add = [&](std::string_view h, std::string_view gname, std::vector<int64_t> shape, bool optional = false) {
+      HfTensorSpec spec{hf + std::string(h), gg + std::string(gname), std::move(shape)};
+      spec.optional = optional;
+      out.push_back(std::move(spec));
     };
     const int64_t hd = g.HeadDim(il), q_out = d.n_head * hd, kv_out = g.KvHeads(il) * hd, ff = g.FeedForward(il);
     add("input_layernorm.weight", "attn_norm.weight", {d.n_embd});
     add("self_attn.q_proj.weight", "attn_q.weight", {q_out, d.n_embd});
     add("self_attn.q_norm.weight", "attn_q_norm.weight", {hd});
-    if (!g.Shared(il)) {
-      add("self_attn.k_proj.weight", "attn_k.weight", {kv_out, d.n_embd});
-      add("self_attn.k_norm.weight", "attn_k_norm.weight", {hd});
-      if (g.swa[static_cast<size_t>(il)] || !g.k_eq_v) add("self_attn.v_proj.weight", "attn_v.weight", {kv_out, d.n_embd});
+    // A shared-KV layer reads an earlier layer's cache: its own k/v, where
+    // the checkpoint has them, are written (as llama.cpp does) but optional.
+    const bool shared = g.Shared(il);
+    add("self_attn.k_proj.weight", "attn_k.weight", {kv_out, d.n_embd}, shared);
+    add("self_attn.k_norm.weight", "attn_k_norm.weight", {hd}, shared);
+    if (g.swa[static_cast<size_t>(il)] || !g.k_eq_v) {
+      add("self_attn.v_proj.weight", "attn_v.weight", {kv_out, d.n_embd}, shared);
     }
     add("self_attn.o_proj.weight", "attn_output.weight", {d.n_embd, q_out});
     add("post_attention_layernorm.weight", "post_attention_norm.weight", {d.n_embd});

@@ -159,7 +159,7 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
   size_t n_missing = 0;
   const Matched* first_missing = nullptr;
   for (size_t i = 0; i < matched.size(); ++i) {
-    if (matched[i].spec != nullptr) continue;
+    if (matched[i].spec != nullptr || specs[i].optional) continue;
     if (n_missing++ == 0) first_missing = &matched[i];
     matched[i].hf_name = specs[i].hf_name;
   }
@@ -168,6 +168,7 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
     return Error(ErrorCode::kCorrupt, "the checkpoint has no tensor '{}' (for {}){}", specs[i].hf_name,
                  specs[i].gguf_name, n_missing > 1 ? fmt::format(", nor {} other expected tensors", n_missing - 1) : "");
   }
+  std::erase_if(matched, [](const Matched& m) { return m.spec == nullptr; });  // optional ones not there
   return matched;
 }
 

@@ -27,7 +27,8 @@ types USER_DEFINED, a named model-specific token, extra special tokens, a
 plain added token), and llama.cpp's converter's --outtype f16 file of it is
 summed up in checkpoint/expected_f16.json by make_expected.py.  checkpoint-vl/
 holds the same text weights as Gemma4ForConditionalGeneration (the published
-form: text under model.language_model.*, a tiny random vision tower).
+form: text under model.language_model.*, a tiny random vision tower, and, as
+Google's checkpoints have them, k/v projections in the shared-KV layers).
 
 Run with a Python that has torch, transformers, tokenizers, safetensors and
 llama.cpp's gguf-py on PYTHONPATH:
@@ -127,7 +128,29 @@ def save_multimodal_checkpoint(model, converter, ckpt):
     missing, unexpected = mm.model.language_model.load_state_dict(model.model.state_dict(), strict=True)
     assert not missing and not unexpected
     mm.to(torch.bfloat16).save_pretrained(ckpt)
+    add_shared_kv_projections(os.path.join(ckpt, "model.safetensors"), text)
     finish_checkpoint(converter, ckpt)
+
+
+# Google's Gemma 4 checkpoints keep k_proj / k_norm / v_proj in the layers
+# that share another layer's KV (transformers' model has none and ignores
+# them on load; llama.cpp's converter writes them). Random ones are added.
+def add_shared_kv_projections(path, text):
+    import safetensors.torch
+    tensors = safetensors.torch.load_file(path)
+    n_layer, n_shared = text["num_hidden_layers"], text["num_kv_shared_layers"]
+    torch.manual_seed(6)
+    for il in range(n_layer - n_shared, n_layer):
+        full = text["layer_types"][il] == "full_attention"
+        own = text["per_layer_config"].get(str(il), {}) if full else {}  # where transformers 5 keeps full layers' sizes
+        hd = own.get("head_dim", text["head_dim"])
+        kv = own.get("num_key_value_heads", text["num_key_value_heads"]) * hd
+        p = f"model.language_model.layers.{il}.self_attn."
+        tensors[p + "k_proj.weight"] = (0.08 * torch.randn(kv, text["hidden_size"])).to(torch.bfloat16)
+        tensors[p + "k_norm.weight"] = (1.0 + 0.2 * torch.randn(hd)).to(torch.bfloat16)
+        if not (full and text["attention_k_eq_v"]):
+            tensors[p + "v_proj.weight"] = (0.08 * torch.randn(kv, text["hidden_size"])).to(torch.bfloat16)
+    safetensors.torch.save_file(tensors, path, metadata={"format": "pt"})
 
 
 # The tokenizer, the chat template, and llama.cpp's f16 file summed up.
