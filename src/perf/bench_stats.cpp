@@ -12,6 +12,8 @@ namespace trit::perf {
 namespace {
 constexpr const char* kTokenEmbedding = "token_embd.weight";
 constexpr const char* kOutput = "output.weight";
+// Gemma 4's per-layer embeddings: a lookup of the token's row, never an LM head.
+constexpr const char* kPerLayerEmbedding = "per_layer_token_embd.weight";
 }  // namespace
 
 double Median(std::span<const double> values) {
@@ -41,7 +43,8 @@ uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors) {
   for (const gguf::TensorInfo& t : tensors) has_output = has_output || t.name == kOutput;
   uint64_t total = 0;
   for (const gguf::TensorInfo& t : tensors) {
-    if (t.name == kTokenEmbedding && has_output && t.shape.size() >= 2) {
+    const bool lookup = (t.name == kTokenEmbedding && has_output) || t.name == kPerLayerEmbedding;
+    if (lookup && t.shape.size() >= 2) {
       // One row: the row length's bytes (n_bytes over the number of rows).
       const int64_t row_len = t.shape[0];
       const uint64_t rows = row_len > 0 ? static_cast<uint64_t>(t.n_elements / row_len) : 0;

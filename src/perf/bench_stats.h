@@ -27,7 +27,8 @@ double Median(std::span<const double> values);
 // Bytes of weights a decode step (one token) reads: every tensor once, except
 // the token embedding, of which only the token's row is read, unless the
 // model has no separate output matrix ("output.weight"): then the embedding
-// is also the LM head (tied) and the logits matmul reads all of it.
+// is also the LM head (tied) and the logits matmul reads all of it; and of
+// Gemma 4's per-layer embedding (per_layer_token_embd) one row too.
 uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors);
 
 // The type holding most elements among matrices (tensors of 2+ dims): what

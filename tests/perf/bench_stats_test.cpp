@@ -74,6 +74,14 @@ TEST(BenchStatsTest, BytesPerTokenReadsTheWholeEmbeddingWhenItIsTheOutput) {
   EXPECT_EQ(WeightBytesPerToken(tied), 100u * 36 + 64 * 36 + 64 * 4);
 }
 
+TEST(BenchStatsTest, BytesPerTokenReadsOneRowOfThePerLayerEmbedding) {
+  // Gemma 4: tied token_embd (all of it, the LM head), per_layer_token_embd (one row of 72 f32).
+  const std::vector<gguf::TensorInfo> ple = {Tensor("token_embd.weight", "f32", {64, 100}),
+                                             Tensor("per_layer_token_embd.weight", "f32", {72, 100}),
+                                             Tensor("output_norm.weight", "f32", {64})};
+  EXPECT_EQ(WeightBytesPerToken(ple), 100u * 64 * 4 + 72 * 4 + 64 * 4);
+}
+
 TEST(BenchStatsTest, BytesPerTokenOfTheBundledModel) {
   Expected<gguf::File> f = gguf::File::Open(testing::BundledModelPath());
   ASSERT_TRUE(f.ok()) << f.status().message();
