@@ -2,7 +2,8 @@
 // llama.cpp's own converter (tests/data/hf/gemma4/, every part of the
 // architecture in one file: per-layer head sizes and KV heads, proportional
 // rope, V = K layers, shared-KV layers, per-layer embeddings, double-wide
-// MLP, final soft-capping): every row's logits against transformers' float32
+// MLP, final soft-capping; and a twin whose full layers have their own V):
+// every row's logits against transformers' float32
 // forward of the same checkpoint, the same bits for any pass width and
 // thread count, and a session's shared cache through Truncate and CopyPrefix.
 #include <gtest/gtest.h>
@@ -21,20 +22,25 @@ namespace {
 
 constexpr const char* kModel = "tests/data/hf/gemma4/gemma4-tiny-f32.gguf";
 constexpr const char* kLogits = "tests/data/hf/gemma4/expected_logits.json";
+// The same model with full layers that have their own V (attention_k_eq_v
+// false, as Gemma 4 E2B and E4B).
+constexpr const char* kOwnVModel = "tests/data/hf/gemma4/gemma4-ownv-tiny-f32.gguf";
+constexpr const char* kOwnVLogits = "tests/data/hf/gemma4/expected_logits_ownv.json";
 
 // Measured: trit with an f32 cache is within 1.9e-5 of transformers' float32
 // logits on this file, both kernel sets (the reference is rounded to 6
 // decimals); the full layers' rope without rope_freqs' factors is off by 0.36.
 constexpr float kTolerance = 1e-4f;
 
-std::unique_ptr<model::Model> Load(kernels::KernelSet set = kernels::KernelSet::kOptimized) {
-  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(SourcePath(kModel), {.kernels = set});
+std::unique_ptr<model::Model> Load(kernels::KernelSet set = kernels::KernelSet::kOptimized,
+                                   const char* path = kModel) {
+  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(SourcePath(path), {.kernels = set});
   EXPECT_TRUE(m.ok()) << m.status().message();
   return m.ok() ? std::move(*m) : nullptr;
 }
 
-nlohmann::json Reference() {
-  std::ifstream in(SourcePath(kLogits));
+nlohmann::json Reference(const char* path = kLogits) {
+  std::ifstream in(SourcePath(path));
   return nlohmann::json::parse(in);
 }
 
@@ -58,10 +64,10 @@ TEST(Gemma4Test, ReadsThePerLayerLayout) {
   EXPECT_FLOAT_EQ(h.attn_scale, 1.0f);
 }
 
-TEST(Gemma4Test, LogitsMatchTransformers) {
-  const nlohmann::json ref = Reference();
+void ExpectLogitsMatchTransformers(const char* model_path, const char* logits_path) {
+  const nlohmann::json ref = Reference(logits_path);
   for (kernels::KernelSet set : {kernels::KernelSet::kOptimized, kernels::KernelSet::kReference}) {
-    std::unique_ptr<model::Model> m = Load(set);
+    std::unique_ptr<model::Model> m = Load(set, model_path);
     ASSERT_NE(m, nullptr);
     for (const nlohmann::json& seq : ref["sequences"]) {
       const std::vector<int32_t> ids = Ids(seq);
@@ -75,9 +81,16 @@ TEST(Gemma4Test, LogitsMatchTransformers) {
           worst = std::max(worst, std::abs(got[r * n_vocab + t] - want[static_cast<size_t>(t)]));
         }
       }
-      EXPECT_LE(worst, kTolerance) << "kernels " << kernels::KernelSetName(set) << ", " << ids.size() << " tokens";
+      EXPECT_LE(worst, kTolerance) << model_path << ", kernels " << kernels::KernelSetName(set) << ", " << ids.size()
+                                   << " tokens";
     }
   }
+}
+
+TEST(Gemma4Test, LogitsMatchTransformers) { ExpectLogitsMatchTransformers(kModel, kLogits); }
+
+TEST(Gemma4Test, LogitsMatchTransformersWithFullLayersOwnV) {
+  ExpectLogitsMatchTransformers(kOwnVModel, kOwnVLogits);
 }
 
 TEST(Gemma4Test, SameBitsForEveryPassWidthAndThreadCount) {

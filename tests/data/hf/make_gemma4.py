@@ -77,11 +77,16 @@ def config():
         bos_token_id=2, eos_token_id=1, pad_token_id=0)
 
 
-def main():
-    converter, out_dir = sys.argv[1], sys.argv[2]
-    os.makedirs(out_dir, exist_ok=True)
+def build(converter, out_dir, own_v=False):
+    """The random model, its F32 GGUF by llama.cpp's converter and its logits.
+    own_v: full layers with their own v_proj (attention_k_eq_v false, as E2B
+    and E4B), written as gemma4-ownv-tiny-f32.gguf / expected_logits_ownv.json."""
+    cfg = config()
+    if own_v:
+        cfg.attention_k_eq_v = False
+    suffix = "-ownv" if own_v else ""
     torch.manual_seed(4)
-    model = transformers.Gemma4ForCausalLM(config()).float().eval()
+    model = transformers.Gemma4ForCausalLM(cfg).float().eval()
     # Random init leaves norm weights at 1 and layer_scalar at 1; perturb every
     # parameter and buffer that is stored so each one is visible in the logits.
     with torch.no_grad():
@@ -97,15 +102,23 @@ def main():
         model.save_pretrained(tmp)
         for f in ("tokenizer.json", "tokenizer_config.json"):
             shutil.copy(os.path.join(TOKENIZER, f), tmp)
-        gguf = os.path.join(out_dir, "gemma4-tiny-f32.gguf")
+        gguf = os.path.join(out_dir, f"gemma4{suffix}-tiny-f32.gguf")
         subprocess.run([sys.executable, converter, tmp, "--outtype", "f32", "--outfile", gguf], check=True)
     rows = []
     with torch.no_grad():
         for ids in SEQUENCES:
             logits = model(torch.tensor([ids])).logits[0].float()
             rows.append(dict(ids=ids, logits=[[round(float(v), 6) for v in r] for r in logits]))
-    with open(os.path.join(out_dir, "expected_logits.json"), "w") as f:
+    with open(os.path.join(out_dir, f"expected_logits{suffix.replace('-', '_')}.json"), "w") as f:
         json.dump(dict(transformers=transformers.__version__, torch=torch.__version__, sequences=rows), f)
+    return model
+
+
+def main():
+    converter, out_dir = sys.argv[1], sys.argv[2]
+    os.makedirs(out_dir, exist_ok=True)
+    build(converter, out_dir, own_v=True)
+    model = build(converter, out_dir)
     ckpt = os.path.join(out_dir, "checkpoint")
     os.makedirs(ckpt, exist_ok=True)
     model.to(torch.bfloat16).save_pretrained(ckpt)
