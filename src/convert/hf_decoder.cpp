@@ -129,6 +129,12 @@ Expected<std::vector<HfTensorSpec>> DecoderTensors(const HfModelInfo& info, cons
   return out;
 }
 
+std::string TextModelName(std::string_view name) {
+  constexpr std::string_view kText = "model.language_model.";
+  if (name.starts_with(kText)) return fmt::format("model.{}", name.substr(kText.size()));
+  return std::string(name);
+}
+
 std::optional<std::string_view> DecoderDropped(std::string_view name) {
   if (name.ends_with("rotary_emb.inv_freq")) return "rope frequencies, a buffer that llama.cpp recomputes";
   return std::nullopt;

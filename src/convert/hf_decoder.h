@@ -7,6 +7,7 @@
 // gemma.py and gguf-py's tensor_mapping.py.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "convert/hf_architecture.h"
@@ -37,6 +38,10 @@ Expected<HfDecoderDims> ReadDecoderDims(const HfModelConfig& config, const HfDec
 // The checkpoint's tensors as the GGUF names them (model.layers.N.* -> blk.N.*).
 Expected<std::vector<HfTensorSpec>> DecoderTensors(const HfModelInfo& info, const HfDecoderVariant& variant,
                                                    const HfDecoderDefaults& defaults = {});
+
+// A multimodal checkpoint's text model (Qwen3_5ForConditionalGeneration,
+// Gemma4ForConditionalGeneration) is model.language_model.*: read as model.*.
+std::string TextModelName(std::string_view name);
 
 // "rotary_emb.inv_freq" (a buffer) and, for tied models, "lm_head.weight".
 std::optional<std::string_view> DecoderDropped(std::string_view name);

@@ -142,13 +142,6 @@ Expected<Gemma4Dims> ReadDims(const HfModelConfig& c) {
   return g;
 }
 
-// Gemma4ForConditionalGeneration's text model is model.language_model.*.
-std::string NormalizeName(std::string_view name) {
-  constexpr std::string_view kText = "model.language_model.";
-  if (name.starts_with(kText)) return fmt::format("model.{}", name.substr(kText.size()));
-  return std::string(name);
-}
-
 std::optional<std::string_view> Dropped(std::string_view name) {
   // TextModel.filter_tensors' multimodal rule ("vision_", "audio_", "vision.", "audio." ...).
   for (std::string_view part : {"vision_", "audio_", "vision.", "audio."}) {
@@ -306,7 +299,7 @@ const HfArchitecture& Gemma4Architecture() {
   static const HfArchitecture kGemma4 = {
       .gguf_arch = kArch,
       .hf_names = kHfNames,
-      .normalize_name = NormalizeName,
+      .normalize_name = TextModelName,
       .dropped = Dropped,
       .tensors = Tensors,
       .write_metadata = WriteMetadata,

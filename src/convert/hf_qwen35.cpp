@@ -81,13 +81,6 @@ Expected<Qwen35Dims> ReadDims(const HfModelConfig& c) {
   return q;
 }
 
-// Qwen3_5ForConditionalGeneration's text model is model.language_model.*.
-std::string NormalizeName(std::string_view name) {
-  constexpr std::string_view kText = "model.language_model.";
-  if (name.starts_with(kText)) return fmt::format("model.{}", name.substr(kText.size()));
-  return std::string(name);
-}
-
 std::optional<std::string_view> Dropped(std::string_view name) {
   if (name.starts_with("model.visual.")) {
     return "the vision tower, which llama.cpp writes to a separate --mmproj file (trit runs text only)";
@@ -202,7 +195,7 @@ const HfArchitecture& Qwen35Architecture() {
   static const HfArchitecture kQwen35 = {
       .gguf_arch = kArch,
       .hf_names = kHfNames,
-      .normalize_name = NormalizeName,
+      .normalize_name = TextModelName,
       .dropped = Dropped,
       .tensors = Tensors,
       .write_metadata = WriteMetadata,

@@ -50,6 +50,12 @@ Expected<Json> ParseJson(std::string_view text, std::string_view what) {
   return j;
 }
 
+// tokenizer_config.json's text; an empty object when there is none.
+Expected<Json> ParseConfig(std::string_view text) {
+  if (text.empty()) return Json::object();
+  return ParseJson(text, "tokenizer_config.json");
+}
+
 // A token id: an integer 0..kMaxTokens-1.
 Expected<int32_t> ReadId(const Json& v, const std::string& field) {
   if (!v.is_number_integer()) {
@@ -461,12 +467,9 @@ Expected<HfTokenizer> Parse(const Json& root, const Json& config) {
 Expected<HfTokenizer> ParseHfTokenizer(std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
   Expected<Json> root = ParseJson(tokenizer_json, "tokenizer.json");
   if (!root.ok()) return root.status();
-  Json config = Json::object();
-  if (!tokenizer_config_json.empty()) {
-    Expected<Json> c = ParseJson(tokenizer_config_json, "tokenizer_config.json");
-    if (!c.ok()) return c.status();
-    config = std::move(c).value();
-  }
+  Expected<Json> parsed_config = ParseConfig(tokenizer_config_json);
+  if (!parsed_config.ok()) return parsed_config.status();
+  const Json& config = *parsed_config;
   try {
     return Parse(*root, config);
   } catch (const Json::exception& e) {
@@ -483,12 +486,9 @@ Expected<HfTokenizer> ParseSentencePieceTokenizer(std::string_view model_proto, 
                                                   std::string_view tokenizer_config_json, size_t n_vocab) {
   Expected<std::vector<SentencePiece>> pieces = ParseSentencePieceModel(model_proto);
   if (!pieces.ok()) return pieces.status();
-  Json config = Json::object();
-  if (!tokenizer_config_json.empty()) {
-    Expected<Json> c = ParseJson(tokenizer_config_json, "tokenizer_config.json");
-    if (!c.ok()) return c.status();
-    config = std::move(c).value();
-  }
+  Expected<Json> parsed_config = ParseConfig(tokenizer_config_json);
+  if (!parsed_config.ok()) return parsed_config.status();
+  const Json& config = *parsed_config;
   HfTokenizer out;
   out.model = "llama";
   out.pre = "default";
@@ -606,12 +606,9 @@ std::vector<std::string> AllSpecialTokens(const Json& config) {
 Expected<HfTokenizer> ParseLlamaHfVocab(std::string_view tokenizer_json, std::string_view tokenizer_config_json) {
   Expected<Json> root = ParseJson(tokenizer_json, "tokenizer.json");
   if (!root.ok()) return root.status();
-  Json config = Json::object();
-  if (!tokenizer_config_json.empty()) {
-    Expected<Json> c = ParseJson(tokenizer_config_json, "tokenizer_config.json");
-    if (!c.ok()) return c.status();
-    config = std::move(c).value();
-  }
+  Expected<Json> parsed_config = ParseConfig(tokenizer_config_json);
+  if (!parsed_config.ok()) return parsed_config.status();
+  const Json& config = *parsed_config;
   try {
     Expected<const Json*> model = OptionalObject(*root, "model", "model");
     if (!model.ok()) return model.status();
