@@ -29,6 +29,14 @@ std::string Unspace(std::string s) {
 
 namespace {
 
+// Every special id that is set names a token of the vocabulary.
+void CheckSpecialIds(const trit::tokenizer::HfTokenizer& tok) {
+  for (const auto& id : {tok.special.bos, tok.special.eos, tok.special.unk, tok.special.sep, tok.special.pad,
+                         tok.special.cls, tok.special.mask}) {
+    TRIT_CHECK(!id.has_value() || (*id >= 0 && static_cast<size_t>(*id) < tok.tokens.size()));
+  }
+}
+
 // ParseLlamaHfVocab: one token, type (1..6) and score (-1000) per id,
 // special ids inside the vocabulary, and the metadata writes or is refused.
 void CheckLlamaHfVocab(std::string_view json, std::string_view config) {
@@ -42,10 +50,7 @@ void CheckLlamaHfVocab(std::string_view json, std::string_view config) {
   TRIT_CHECK(tok->model == "llama" && tok->pre.empty());
   for (int32_t t : tok->token_types) TRIT_CHECK(t >= 1 && t <= 6);
   for (float score : tok->scores) TRIT_CHECK(score == -1000.0f);
-  for (const auto& id : {tok->special.bos, tok->special.eos, tok->special.unk, tok->special.sep, tok->special.pad,
-                         tok->special.cls, tok->special.mask}) {
-    TRIT_CHECK(!id.has_value() || (*id >= 0 && static_cast<size_t>(*id) < n));
-  }
+  CheckSpecialIds(*tok);
   trit::gguf::Writer writer;
   trit::Status s = trit::tokenizer::WriteHfTokenizerMetadata(*tok, writer);
   TRIT_CHECK(s.ok() || !s.message().empty());
@@ -86,10 +91,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       TRIT_CHECK(texts.contains(a) && texts.contains(b) && texts.contains(a + b));
     }
   }
-  for (const auto& id : {tok->special.bos, tok->special.eos, tok->special.unk, tok->special.sep, tok->special.pad,
-                         tok->special.cls, tok->special.mask}) {
-    TRIT_CHECK(!id.has_value() || (*id >= 0 && static_cast<size_t>(*id) < n));
-  }
+  CheckSpecialIds(*tok);
   trit::gguf::Writer writer;
   trit::Status s = trit::tokenizer::WriteHfTokenizerMetadata(*tok, writer);
   TRIT_CHECK(s.ok() || !s.message().empty());
