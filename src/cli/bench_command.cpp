@@ -135,7 +135,6 @@ int RunBenchCommand(BenchCommandOptions& opt) {
   BenchReport report;
   report.type = perf::PredominantWeightType(file->tensors());
   report.model_bytes = file->file_size();
-  report.bytes_per_token = perf::WeightBytesPerToken(file->tensors());
 
   Progress(fmt::format("loading {}", opt.model));
   int exit_code = kExitFailure;
@@ -145,6 +144,7 @@ int RunBenchCommand(BenchCommandOptions& opt) {
     return exit_code;
   }
   report.engine = model->engine->info().name;
+  report.bytes_per_token = perf::WeightBytesPerToken(file->tensors(), model->model->hparams().n_expert_used);
   const int64_t n_ctx_train = model->model->hparams().n_ctx_train;
   if (opt.n_prompt + opt.n_gen > n_ctx_train) {
     PrintError(fmt::format("-p {} + -n {} = {} tokens do not fit the model's context length {}", opt.n_prompt,

@@ -55,6 +55,11 @@ nlohmann::ordered_json ShowJson(const gguf::File& file, const gguf::ModelSummary
   out["head_count"] = OptionalJson(s.head_count);
   out["head_count_kv"] =
       s.head_count_kv_per_layer.empty() ? OptionalJson(s.head_count_kv) : nlohmann::ordered_json(s.head_count_kv_per_layer);
+  out["experts"] = s.expert_count ? nlohmann::ordered_json{{"count", *s.expert_count},
+                                                            {"used", OptionalJson(s.expert_used_count)},
+                                                            {"feed_forward_length",
+                                                             OptionalJson(s.expert_feed_forward_length)}}
+                                   : nlohmann::ordered_json(nullptr);
   out["tokenizer"] = {{"model", s.tokenizer_model.empty() ? nlohmann::ordered_json(nullptr)
                                                            : nlohmann::ordered_json(s.tokenizer_model)},
                       {"tokens", s.vocab_size}};
@@ -108,6 +113,10 @@ void PrintHuman(const gguf::File& file, const gguf::ModelSummary& s, bool list_t
     fmt::print("  heads          {} (kv {}), embedding {}, feed-forward {}\n", OptionalText(s.head_count),
                LayerText(s.head_count_kv, s.head_count_kv_per_layer), OptionalText(s.embedding_length),
                LayerText(s.feed_forward_length, s.feed_forward_per_layer));
+    if (s.expert_count) {
+      fmt::print("  experts        {} ({} used per token), feed-forward {} each\n", *s.expert_count,
+                 OptionalText(s.expert_used_count), OptionalText(s.expert_feed_forward_length));
+    }
   }
   fmt::print("  tokenizer      {}\n",
              s.tokenizer_model.empty() ? "(none)" : fmt::format("{}, {} tokens", s.tokenizer_model, s.vocab_size));

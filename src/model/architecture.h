@@ -25,6 +25,7 @@ struct Architecture {
 const Architecture& LlamaArchitecture();
 const Architecture& Qwen2Architecture();
 const Architecture& Qwen3Architecture();
+const Architecture& Qwen3MoeArchitecture();
 const Architecture& Qwen35Architecture();
 const Architecture& GemmaArchitecture();
 const Architecture& Gemma2Architecture();

@@ -45,10 +45,14 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
     l.wo = b.Matrix(p + "attn_output.weight", h.q_dim(), h.n_embd);
     if (options.post_norms) l.attn_post_norm = b.Vector(p + "post_attention_norm.weight", h.n_embd);
     l.ffn_norm = b.Vector(p + "ffn_norm.weight", h.n_embd);
-    l.gate = b.Matrix(p + "ffn_gate.weight", h.n_embd, h.n_ff);
-    l.up = b.Matrix(p + "ffn_up.weight", h.n_embd, h.n_ff);
-    if (options.sub_norms) l.ffn_sub_norm = b.Vector(p + "ffn_sub_norm.weight", h.n_ff);
-    l.down = b.Matrix(p + "ffn_down.weight", h.n_ff, h.n_embd);
+    if (options.moe) {
+      l.moe = BindMoeWeights(b, h, il);
+    } else {
+      l.gate = b.Matrix(p + "ffn_gate.weight", h.n_embd, h.n_ff);
+      l.up = b.Matrix(p + "ffn_up.weight", h.n_embd, h.n_ff);
+      if (options.sub_norms) l.ffn_sub_norm = b.Vector(p + "ffn_sub_norm.weight", h.n_ff);
+      l.down = b.Matrix(p + "ffn_down.weight", h.n_ff, h.n_embd);
+    }
     if (options.post_norms) l.ffn_post_norm = b.Vector(p + "post_ffw_norm.weight", h.n_embd);
     if (options.weight_scales) {
       // Optional, as in llama.cpp: a missing scale means 1; a present one must have shape [1].
@@ -69,7 +73,10 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
 uint64_t RepackForOptimizedKernels(DecoderWeights& w) {
   std::vector<kernels::Matrix*> matrices;
   for (LayerWeights& l : w.layers) {
-    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) matrices.push_back(m);
+    for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) {
+      if (m->data != nullptr) matrices.push_back(m);
+    }
+    AppendExpertMatrices(l.moe, matrices);
   }
   // A tied token embedding is the output matrix: repacked once with it, and
   // the lookups then read rows out of the groups (kernels::DequantizeRow, the
@@ -212,6 +219,11 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, Scratch&
   std::vector<float>& gate = s.gate;
   std::vector<float>& up = s.up;
   EachRow(pool, n, [&](int64_t r) { ops_.rms_norm(&x[r * h.n_embd], l.ffn_norm, h.n_embd, h.rms_eps, &hn[r * h.n_embd]); });
+  if (options_.moe) {
+    MoeFeedForward(ops_, l.moe, h, options_.moe_options, hn.data(), n, pool, s.moe, hn.data());
+    kernels::Add(x.data(), hn.data(), n * h.n_embd, x.data());
+    return;
+  }
   const kernels::MatMulJob gate_up[] = {{&l.gate, gate.data()}, {&l.up, up.data()}};
   ops_.matmul_many(std::span<const kernels::MatMulJob>(gate_up), hn.data(), n, pool);
   ApplyScale(l.gate_scale, n * h.n_ff, gate.data());
@@ -247,8 +259,9 @@ void DecoderModel::Forward(const ForwardBatch& batch, KvProvider& kv, ThreadPool
             .k = std::vector<float>(rows(h.kv_dim())),
             .v = std::vector<float>(rows(h.kv_dim())),
             .attn = std::vector<float>(rows(h.q_dim())),
-            .gate = std::vector<float>(rows(h.n_ff)),
-            .up = std::vector<float>(rows(h.n_ff))};
+            .gate = std::vector<float>(options_.moe ? 0 : rows(h.n_ff)),
+            .up = std::vector<float>(options_.moe ? 0 : rows(h.n_ff)),
+            .moe = {}};
   for (int64_t il = 0; il < h.n_layer; ++il) {
     for (int64_t r = 0; r < n; ++r) views[r] = kv.View(batch.seqs[r], il);
     Attention(batch, il, views, pool, s, x);

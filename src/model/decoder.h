@@ -1,5 +1,5 @@
 // The pre-norm decoder-only transformer shared by llama-family
-// architectures (llama, qwen2, qwen3, gemma, gemma2, gemma3, bitnet):
+// architectures (llama, qwen2, qwen3, qwen3moe, gemma, gemma2, gemma3, bitnet):
 // RMSNorm, GQA attention with RoPE, gated feed-forward. An architecture file
 // chooses the variant (biases on q/k/v, RMS norms on q and k per head, post-
 // and sub-norms, per-tensor weight scales, FFN activation, rope mode) and
@@ -15,6 +15,7 @@
 //   x = x + a
 //   h = rmsnorm(x) * ffn_norm;  f = act(h Wg^T * sg) * (h Wu^T * su)
 //   f = rmsnorm(f) * ffn_sub_norm;  f = f Wd^T * sd;  f = rmsnorm(f) * post_ffw_norm
+//     (or, with experts, f = the mixture of experts over h: model/moe.h)
 //   x = x + f
 // where the s* are the optional per-tensor scales `blk.N.<name>.scale`.
 #pragma once
@@ -28,6 +29,7 @@
 #include "kernels/matmul.h"
 #include "model/hparams.h"
 #include "model/model.h"
+#include "model/moe.h"
 #include "model/tensor_binder.h"
 
 namespace trit::model {
@@ -46,6 +48,10 @@ struct DecoderOptions {
   bool weight_scales = false;
   bool embd_output = false;    // logits always from token_embd; output.weight is not read (gemma*, bitnet)
   FfnActivation ffn_activation = FfnActivation::kSilu;
+  // Mixture-of-experts feed-forward (model/moe.h) in place of gate/up/down:
+  // blk.N.ffn_gate_inp and ffn_{gate,up,down}_exps (qwen3moe).
+  bool moe = false;
+  MoeOptions moe_options;
 };
 
 struct LayerWeights {
@@ -67,6 +73,7 @@ struct LayerWeights {
   const float* ffn_sub_norm = nullptr;    // (n_ff), optional
   kernels::Matrix down;                   // (n_ff) -> (n_embd)
   const float* ffn_post_norm = nullptr;   // (n_embd), optional
+  MoeWeights moe;                         // the experts, in place of gate/up/down (DecoderOptions::moe)
   // Per-tensor output scales (1), each optional: y = (x W^T) * s.
   const float* wq_scale = nullptr;
   const float* wk_scale = nullptr;
@@ -123,8 +130,9 @@ class DecoderModel final : public Model {
     std::vector<float> k;     // (n, n_head_kv * head_dim)
     std::vector<float> v;     // (n, n_head_kv * head_dim)
     std::vector<float> attn;  // (n, n_head * head_dim)
-    std::vector<float> gate;  // (n, n_ff)
-    std::vector<float> up;    // (n, n_ff)
+    std::vector<float> gate;  // (n, n_ff); empty with experts
+    std::vector<float> up;    // (n, n_ff); empty with experts
+    MoeScratch moe;
   };
   // x (n_rows, n_embd) += attention block of layer `il`.
   void Attention(const ForwardBatch& batch, int64_t il, std::span<const kernels::KvView> views, ThreadPool& pool,

@@ -29,6 +29,11 @@ struct HParams {
   // there, naming the first tensor of the wrong shape.
   std::vector<int64_t> layer_n_head_kv;
   std::vector<int64_t> layer_n_ff;
+  // Mixture of experts ({arch}.expert_count, expert_used_count,
+  // expert_feed_forward_length; model/moe.h): 0 experts = dense.
+  int64_t n_expert = 0;
+  int64_t n_expert_used = 0;
+  int64_t n_ff_exp = 0;
   float rms_eps = 1e-5f;     // {arch}.attention.layer_norm_rms_epsilon
   kernels::RopeParams rope;  // n_rot from {arch}.rope.dimension_count (default head_dim)
   std::optional<int32_t> bos_id;  // tokenizer.ggml.bos_token_id

@@ -7,10 +7,10 @@
 namespace trit::model {
 
 std::span<const Architecture* const> Architectures() {
-  static const std::array<const Architecture*, 10> kAll = {
-      &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(),  &Qwen35Architecture(),
-      &GemmaArchitecture(),  &Gemma2Architecture(), &Gemma3Architecture(), &Gemma4Architecture(),
-      &BitnetArchitecture(), &BertArchitecture()};
+  static const std::array<const Architecture*, 11> kAll = {
+      &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(),  &Qwen3MoeArchitecture(),
+      &Qwen35Architecture(), &GemmaArchitecture(),  &Gemma2Architecture(), &Gemma3Architecture(),
+      &Gemma4Architecture(), &BitnetArchitecture(), &BertArchitecture()};
   return kAll;
 }
 

@@ -31,6 +31,24 @@ kernels::Matrix TensorBinder::Matrix(const std::string& name, int64_t n_cols, in
   return kernels::Matrix{t->type, bytes.data(), n_cols, n_rows, t->n_bytes / static_cast<uint64_t>(n_rows)};
 }
 
+std::vector<kernels::Matrix> TensorBinder::Experts(const std::string& name, int64_t n_cols, int64_t n_rows,
+                                                   int64_t n_expert) {
+  const gguf::TensorInfo* t = Find(name, {n_cols, n_rows, n_expert});
+  if (t == nullptr) return {};
+  if (t->type->dequantize == nullptr) {
+    status_ = Error(ErrorCode::kUnsupported, "tensor '{}': type {} cannot be computed by trit yet", name, t->type->name);
+    return {};
+  }
+  const std::span<const uint8_t> bytes = file_.TensorData(*t);
+  const uint64_t row_bytes = t->n_bytes / static_cast<uint64_t>(n_rows * n_expert);
+  std::vector<kernels::Matrix> experts(static_cast<size_t>(n_expert));
+  for (int64_t e = 0; e < n_expert; ++e) {
+    experts[static_cast<size_t>(e)] = kernels::Matrix{t->type, bytes.data() + static_cast<uint64_t>(e * n_rows) * row_bytes,
+                                                      n_cols, n_rows, row_bytes};
+  }
+  return experts;
+}
+
 const float* TensorBinder::Vector(const std::string& name, int64_t n) { return Floats(name, {n}); }
 
 const float* TensorBinder::FloatMatrix(const std::string& name, int64_t n_cols, int64_t n_rows) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "base/status.h"
 #include "formats/gguf/reader.h"
@@ -20,6 +21,9 @@ class TensorBinder {
 
   // A weight matrix of GGUF shape [n_cols, n_rows] of any type with a dequantizer.
   kernels::Matrix Matrix(const std::string& name, int64_t n_cols, int64_t n_rows);
+  // The n_expert slices of a 3-D tensor of GGUF shape [n_cols, n_rows,
+  // n_expert] (an MoE block's ffn_*_exps), each a matrix viewed in place.
+  std::vector<kernels::Matrix> Experts(const std::string& name, int64_t n_cols, int64_t n_rows, int64_t n_expert);
   // A vector of n f32 elements (norm weights, biases).
   const float* Vector(const std::string& name, int64_t n);
   // An f32 tensor of GGUF shape [n_cols, n_rows] read as floats (qwen35's conv kernels).

@@ -14,6 +14,11 @@ constexpr const char* kTokenEmbedding = "token_embd.weight";
 constexpr const char* kOutput = "output.weight";
 // Gemma 4's per-layer embeddings: a lookup of the token's row, never an LM head.
 constexpr const char* kPerLayerEmbedding = "per_layer_token_embd.weight";
+
+// blk.N.ffn_{gate,up,down,gate_up}_exps.weight: one slice per expert along ne2.
+bool IsExpertStack(const gguf::TensorInfo& t) {
+  return t.shape.size() == 3 && t.name.find("_exps.") != std::string::npos;
+}
 }  // namespace
 
 double Median(std::span<const double> values) {
@@ -38,7 +43,7 @@ MeanSd ComputeMeanSd(std::span<const double> values) {
   return r;
 }
 
-uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors) {
+uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors, int64_t n_expert_used) {
   bool has_output = false;
   for (const gguf::TensorInfo& t : tensors) has_output = has_output || t.name == kOutput;
   uint64_t total = 0;
@@ -49,6 +54,8 @@ uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors) {
       const int64_t row_len = t.shape[0];
       const uint64_t rows = row_len > 0 ? static_cast<uint64_t>(t.n_elements / row_len) : 0;
       total += rows > 0 ? t.n_bytes / rows : 0;
+    } else if (IsExpertStack(t) && n_expert_used > 0 && n_expert_used < t.shape[2]) {
+      total += t.n_bytes / static_cast<uint64_t>(t.shape[2]) * static_cast<uint64_t>(n_expert_used);
     } else {
       total += t.n_bytes;
     }

@@ -28,8 +28,10 @@ double Median(std::span<const double> values);
 // the token embedding, of which only the token's row is read, unless the
 // model has no separate output matrix ("output.weight"): then the embedding
 // is also the LM head (tied) and the logits matmul reads all of it; and of
-// Gemma 4's per-layer embedding (per_layer_token_embd) one row too.
-uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors);
+// Gemma 4's per-layer embedding (per_layer_token_embd) one row too; and of
+// a mixture of experts' 3-D expert tensors (blk.N.ffn_*_exps, n_expert
+// slices) the n_expert_used slices a token is routed to.
+uint64_t WeightBytesPerToken(std::span<const gguf::TensorInfo> tensors, int64_t n_expert_used = 0);
 
 // The type holding most elements among matrices (tensors of 2+ dims): what
 // a "q4_0 model" means when norms are f32 and one matrix may differ.

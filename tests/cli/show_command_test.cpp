@@ -26,6 +26,7 @@ TEST(ShowCommandTest, JsonDescribesBundledModel) {
   EXPECT_EQ(j["tokenizer"]["model"], "llama");
   EXPECT_EQ(j["tokenizer"]["tokens"], 512);
   EXPECT_EQ(j["chat_template"], false);
+  EXPECT_TRUE(j["experts"].is_null());  // dense
   EXPECT_EQ(j["types"]["f32"]["tensors"], 48);
   // Parameters: every element of every tensor (the model's name says 260K).
   uint64_t elements = 0;

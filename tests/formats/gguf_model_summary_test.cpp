@@ -52,3 +52,23 @@ TEST(ModelSummaryTest, PerLayerArrays) {
 
 }  // namespace
 }  // namespace trit::gguf
+
+namespace trit::gguf {
+namespace {
+
+// A mixture of experts (llama.cpp's converter's tiny Qwen3-MoE file).
+TEST(ModelSummaryTest, Experts) {
+  Expected<gguf::File> f =
+      gguf::File::Open(std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/qwen3moe/qwen3moe-tiny-f32.gguf");
+  ASSERT_TRUE(f.ok()) << f.status().message();
+  const ModelSummary s = Summarize(*f);
+  EXPECT_EQ(s.expert_count, 8u);
+  EXPECT_EQ(s.expert_used_count, 3u);
+  EXPECT_EQ(s.expert_feed_forward_length, 32u);
+  Expected<gguf::File> dense = gguf::File::Open(std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/gemma4/gemma4-tiny-f32.gguf");
+  ASSERT_TRUE(dense.ok()) << dense.status().message();
+  EXPECT_FALSE(Summarize(*dense).expert_count.has_value());
+}
+
+}  // namespace
+}  // namespace trit::gguf

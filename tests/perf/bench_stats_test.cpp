@@ -82,6 +82,15 @@ TEST(BenchStatsTest, BytesPerTokenReadsOneRowOfThePerLayerEmbedding) {
   EXPECT_EQ(WeightBytesPerToken(ple), 100u * 64 * 4 + 72 * 4 + 64 * 4);
 }
 
+TEST(BenchStatsTest, BytesPerTokenReadsTheChosenExpertsOnly) {
+  // 8 experts of 32 x 64 q8_0 (32 rows of 68 bytes each), 2 chosen per token; the router is read whole.
+  const std::vector<gguf::TensorInfo> moe = {Tensor("blk.0.ffn_gate_inp.weight", "f32", {64, 8}),
+                                             Tensor("blk.0.ffn_up_exps.weight", "q8_0", {64, 32, 8}),
+                                             Tensor("output_norm.weight", "f32", {64})};
+  EXPECT_EQ(WeightBytesPerToken(moe, 2), 64u * 8 * 4 + 2 * 32 * 68 + 64 * 4);
+  EXPECT_EQ(WeightBytesPerToken(moe), 64u * 8 * 4 + 8 * 32 * 68 + 64 * 4);  // dense count without the routing
+}
+
 TEST(BenchStatsTest, BytesPerTokenOfTheBundledModel) {
   Expected<gguf::File> f = gguf::File::Open(testing::BundledModelPath());
   ASSERT_TRUE(f.ok()) << f.status().message();

@@ -58,6 +58,9 @@ ModelSummary Summarize(const gguf::File& file) {
     s.feed_forward_length = OptionalUint(file, a + ".feed_forward_length");
     s.head_count = OptionalUint(file, a + ".attention.head_count");
     s.head_count_kv = OptionalUint(file, a + ".attention.head_count_kv");
+    s.expert_count = OptionalUint(file, a + ".expert_count");
+    s.expert_used_count = OptionalUint(file, a + ".expert_used_count");
+    s.expert_feed_forward_length = OptionalUint(file, a + ".expert_feed_forward_length");
     if (!s.feed_forward_length) s.feed_forward_per_layer = PerLayerUints(file, a + ".feed_forward_length");
     if (!s.head_count_kv) s.head_count_kv_per_layer = PerLayerUints(file, a + ".attention.head_count_kv");
   }

@@ -35,6 +35,11 @@ struct ModelSummary {
   // (Gemma 4: double-wide MLPs of shared-KV layers, full layers' KV heads).
   std::vector<uint64_t> feed_forward_per_layer;
   std::vector<uint64_t> head_count_kv_per_layer;
+  // Mixture of experts ({arch}.expert_count, expert_used_count,
+  // expert_feed_forward_length); absent for a dense model.
+  std::optional<uint64_t> expert_count;
+  std::optional<uint64_t> expert_used_count;
+  std::optional<uint64_t> expert_feed_forward_length;
   std::string tokenizer_model;  // tokenizer.ggml.model; empty when absent
   uint64_t vocab_size = 0;      // length of tokenizer.ggml.tokens
   bool has_chat_template = false;

@@ -1,0 +1,83 @@
+// The mixture-of-experts feed-forward block shared by the MoE architectures
+// (qwen3moe, ...), as llama.cpp's build_moe_ffn computes it:
+//   logits = h Wrouter^T                       (n_expert)
+//   p = softmax(logits)                        (the gating)
+//   chosen = the n_used largest p, largest first (ties: the lower expert)
+//   w = p[chosen], divided by their sum when normalised (sum clamped >= 2^-14)
+//   out = sum over slots s in that order of w_s * down_e(silu(gate_e h) * up_e h)
+// The experts are the 3-D GGUF tensors ffn_{gate,up,down}_exps, each expert
+// one 2-D slice viewed in place.
+//
+// A pass reads each expert once: the rows routed to an expert are gathered
+// and run through its matrices together, so a prompt of n rows reads at most
+// n_expert experts, not n x n_used. A matmul row's result does not depend on
+// which rows it is computed with (matmul.h), and every row sums its slots in
+// its own fixed order, so a row's output is the same bits whatever else is in
+// the pass and whatever the thread count (docs/DESIGN.md contract 2).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "base/status.h"
+#include "base/thread_pool.h"
+#include "formats/gguf/reader.h"
+#include "kernels/kernel_set.h"
+#include "kernels/matmul.h"
+#include "model/hparams.h"
+#include "model/tensor_binder.h"
+
+namespace trit::model {
+
+// How the router's logits become the chosen experts' weights.
+enum class MoeGating {
+  kSoftmax,  // softmax over all experts, then the top n_used (qwen3moe)
+};
+
+struct MoeOptions {
+  MoeGating gating = MoeGating::kSoftmax;
+  bool normalize_weights = false;  // the chosen weights divided by their sum
+};
+
+struct MoeWeights {
+  kernels::Matrix router;             // ffn_gate_inp: (n_embd) -> (n_expert)
+  std::vector<kernels::Matrix> gate;  // (n_expert) each (n_embd) -> (n_ff_exp)
+  std::vector<kernels::Matrix> up;    // (n_expert) each (n_embd) -> (n_ff_exp)
+  std::vector<kernels::Matrix> down;  // (n_expert) each (n_ff_exp) -> (n_embd)
+};
+
+// Reads {arch}.expert_count, expert_used_count and expert_feed_forward_length
+// (default feed_forward_length / expert_used_count, as llama.cpp) into h.
+// Errors name the key; an architecture with experts requires the first two.
+Status ReadMoeHParams(const gguf::File& file, HParams& h);
+
+// Binds blk.<il>.ffn_gate_inp and ffn_{gate,up,down}_exps.
+MoeWeights BindMoeWeights(TensorBinder& b, const HParams& h, int64_t il);
+
+// Every expert matrix of w, for the row-group repacking (repack_weights.h).
+void AppendExpertMatrices(MoeWeights& w, std::vector<kernels::Matrix*>& out);
+
+// Buffers of one forward pass, kept across its layers (see
+// DecoderModel::Scratch): sized for the pass's row count at first use.
+struct MoeScratch {
+  std::vector<float> logits;     // (n, n_expert)
+  std::vector<int32_t> chosen;   // (n, n_used) the expert of each slot
+  std::vector<float> weights;    // (n, n_used)
+  std::vector<int32_t> offsets;  // (n_expert + 1) the slots of each expert in `order`
+  std::vector<int32_t> order;    // (n * n_used) slot indices (row * n_used + slot) grouped by expert
+  std::vector<float> xs;         // (rows of one expert, n_embd) its gathered inputs
+  std::vector<float> gate, up;   // (rows, n_ff_exp)
+  std::vector<float> down;       // (rows, n_embd)
+  std::vector<float> slots;      // (n, n_used, n_embd) each slot's weighted output
+};
+
+// out (n, n_embd) := the block over h (n, n_embd); out may be h.
+void MoeFeedForward(const kernels::Ops& ops, const MoeWeights& w, const HParams& hp, const MoeOptions& options,
+                    const float* h, int64_t n, ThreadPool& pool, MoeScratch& s, float* out);
+
+// The chosen experts (n_used, largest weight first) and their weights for one
+// row of router logits (n_expert); exposed for tests.
+void RouteRow(const float* logits, int64_t n_expert, int64_t n_used, const MoeOptions& options, int32_t* chosen,
+              float* weights);
+
+}  // namespace trit::model
