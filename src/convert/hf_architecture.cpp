@@ -12,8 +12,8 @@ namespace {
 
 std::span<const HfArchitecture* const> Registry() {
   static const HfArchitecture* const kAll[] = {&BertArchitecture(), &LlamaArchitecture(), &Qwen2Architecture(),
-                                               &Qwen3Architecture(), &Gemma3Architecture(), &Qwen35Architecture(),
-                                               &Gemma4Architecture()};
+                                               &Qwen3Architecture(), &Qwen3MoeArchitecture(), &Gemma3Architecture(),
+                                               &Qwen35Architecture(), &Gemma4Architecture()};
   return kAll;
 }
 
@@ -26,6 +26,10 @@ const HfArchitecture* FindHfArchitecture(std::string_view hf_architecture) {
     }
   }
   return nullptr;
+}
+
+std::string StackPartName(const HfTensorSpec& spec, int64_t index) {
+  return fmt::format(fmt::runtime(spec.hf_name), index);
 }
 
 std::string SupportedHfArchitectures() {

@@ -61,7 +61,17 @@ struct HfTensorSpec {
   // shared-KV layers' k/v projections: in Google's checkpoints, not in
   // transformers' model; llama.cpp writes them and never uses them).
   bool optional = false;
+  // > 0: the GGUF tensor stacks this many checkpoint tensors along a new
+  // outer axis (shape[0] == n_stack), as llama.cpp's MoE converters stack
+  // per-expert weights into one 3-D tensor (torch.stack(dim=0)). hf_name
+  // holds "{}" where each part's index (0..n_stack-1) goes, e.g.
+  // "model.layers.0.mlp.experts.{}.up_proj.weight"; each part has shape[1:]
+  // and all parts one dtype. No transform applies to a stack.
+  int64_t n_stack = 0;
 };
+
+// The checkpoint name of part `index` of a stacked spec.
+std::string StackPartName(const HfTensorSpec& spec, int64_t index);
 
 // Where the vocabulary comes from.
 enum class HfVocabSource {

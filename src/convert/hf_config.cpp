@@ -75,6 +75,13 @@ constexpr HfConfigField kFields[] = {
     {"attention_k_eq_v", HfConfigKind::kBool},
     {"use_double_wide_mlp", HfConfigKind::kBool},
     {"enable_moe_block", HfConfigKind::kBool},
+    // Mixture of experts (Qwen3MoeConfig; num_local_experts: Mixtral's name)
+    {"num_experts", HfConfigKind::kCount},  // 0 in some dense configs
+    {"num_local_experts", HfConfigKind::kCount},
+    {"num_experts_per_tok", HfConfigKind::kPositiveInt},
+    {"moe_intermediate_size", HfConfigKind::kPositiveInt},
+    {"decoder_sparse_step", HfConfigKind::kPositiveInt},
+    {"mlp_only_layers", HfConfigKind::kIntList},
     {"rope_parameters.full_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},
     {"rope_parameters.sliding_attention.rope_type", HfConfigKind::kString},
     {"rope_parameters.sliding_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},

@@ -87,6 +87,7 @@ Expected<std::vector<HfTensorSpec>> DecoderTensors(const HfModelInfo& info, cons
                                                    const HfDecoderDefaults& defaults) {
   Expected<HfDecoderDims> dims = ReadDecoderDims(info.config, defaults);
   if (!dims.ok()) return dims.status();
+  if (v.moe) TRIT_RETURN_IF_ERROR(ReadMoeDims(info.config, &*dims));
   const HfDecoderDims& d = *dims;
   const HfTransform norm = v.norm_plus_one ? HfTransform::kAddOne : HfTransform::kNone;
   const int64_t q_out = d.n_head * d.head_dim, kv_out = d.n_head_kv * d.head_dim;
@@ -120,13 +121,50 @@ Expected<std::vector<HfTensorSpec>> DecoderTensors(const HfModelInfo& info, cons
     } else {
       add("post_attention_layernorm.weight", "ffn_norm.weight", {d.n_embd}, norm);
     }
-    add("mlp.gate_proj.weight", "ffn_gate.weight", {d.n_ff, d.n_embd});
-    add("mlp.up_proj.weight", "ffn_up.weight", {d.n_ff, d.n_embd});
-    add("mlp.down_proj.weight", "ffn_down.weight", {d.n_embd, d.n_ff});
+    if (v.moe) {
+      add("mlp.gate.weight", "ffn_gate_inp.weight", {d.n_expert, d.n_embd});
+      auto stack = [&](std::string_view h, std::string_view g, int64_t rows, int64_t cols) {
+        HfTensorSpec spec{hf + "mlp.experts.{}." + std::string(h), gg + std::string(g), {d.n_expert, rows, cols}};
+        spec.n_stack = d.n_expert;
+        out.push_back(std::move(spec));
+      };
+      stack("gate_proj.weight", "ffn_gate_exps.weight", d.n_ff_exp, d.n_embd);
+      stack("up_proj.weight", "ffn_up_exps.weight", d.n_ff_exp, d.n_embd);
+      stack("down_proj.weight", "ffn_down_exps.weight", d.n_embd, d.n_ff_exp);
+    } else {
+      add("mlp.gate_proj.weight", "ffn_gate.weight", {d.n_ff, d.n_embd});
+      add("mlp.up_proj.weight", "ffn_up.weight", {d.n_ff, d.n_embd});
+      add("mlp.down_proj.weight", "ffn_down.weight", {d.n_embd, d.n_ff});
+    }
   }
   out.push_back({"model.norm.weight", "output_norm.weight", {d.n_embd}, norm});
   if (!d.tied) out.push_back({"lm_head.weight", "output.weight", {d.n_vocab, d.n_embd}});
   return out;
+}
+
+Status ReadMoeDims(const HfModelConfig& c, HfDecoderDims* d) {
+  bool present = false;
+  TRIT_RETURN_IF_ERROR(ReadInt(c, "num_local_experts", 0, &d->n_expert, &present));
+  if (!present) TRIT_RETURN_IF_ERROR(ReadInt(c, "num_experts", std::nullopt, &d->n_expert));
+  TRIT_RETURN_IF_ERROR(ReadInt(c, "num_experts_per_tok", std::nullopt, &d->n_expert_used));
+  TRIT_RETURN_IF_ERROR(ReadInt(c, "moe_intermediate_size", std::nullopt, &d->n_ff_exp));
+  if (d->n_expert < 1 || d->n_expert_used < 1 || d->n_expert_used > d->n_expert || d->n_ff_exp < 1) {
+    return Error(ErrorCode::kCorrupt,
+                 "config.json: num_experts {}, num_experts_per_tok {}, moe_intermediate_size {}: expected "
+                 "1 <= num_experts_per_tok <= num_experts and a positive size",
+                 d->n_expert, d->n_expert_used, d->n_ff_exp);
+  }
+  int64_t step = 1;
+  TRIT_RETURN_IF_ERROR(ReadInt(c, "decoder_sparse_step", 1, &step));
+  const Expected<std::vector<int64_t>> dense = c.IntList("mlp_only_layers");
+  const bool dense_layers = dense.ok() && !dense->empty();
+  if (step != 1 || dense_layers) {
+    return Error(ErrorCode::kUnsupported,
+                 "config.json: decoder_sparse_step {}{}: some layers are dense, which llama.cpp's qwen3moe (and "
+                 "trit) cannot run; every layer must be a mixture of experts",
+                 step, dense_layers ? " and mlp_only_layers" : "");
+  }
+  return Status::Ok();
 }
 
 std::string TextModelName(std::string_view name) {

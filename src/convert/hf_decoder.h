@@ -20,6 +20,10 @@ struct HfDecoderVariant {
   bool sandwich_norms = false; // gemma3: post_attention_norm, ffn_norm (pre-FFN), post_ffw_norm
   bool permute_qk = false;     // llama: LlamaModel.permute of q_proj and k_proj
   bool norm_plus_one = false;  // gemma3: every *norm.weight stored as 1 + w
+  // qwen3moe: every layer's MLP a mixture of experts: mlp.gate (the router,
+  // ffn_gate_inp) and mlp.experts.E.{gate,up,down}_proj stacked into
+  // ffn_{gate,up,down}_exps (Qwen2MoeModel.modify_tensors).
+  bool moe = false;
 };
 
 // The hyper-parameters the table and the common keys need, each required
@@ -29,7 +33,15 @@ struct HfDecoderDims {
   bool has_head_kv = false;   // num_key_value_heads present: head_count_kv written
   bool has_head_dim = false;  // head_dim present: key_length / value_length written
   bool tied = false;          // tie_word_embeddings: no output.weight
+  // Mixture of experts (HfDecoderVariant::moe only): num_experts (or
+  // num_local_experts), num_experts_per_tok, moe_intermediate_size.
+  int64_t n_expert = 0, n_expert_used = 0, n_ff_exp = 0;
 };
+
+// The expert counts of a mixture-of-experts config into d, each required by
+// name; refuses a config whose layers are not all sparse (decoder_sparse_step
+// other than 1, or mlp_only_layers), which llama.cpp's qwen3moe cannot run.
+Status ReadMoeDims(const HfModelConfig& config, HfDecoderDims* d);
 struct HfDecoderDefaults {
   std::optional<int64_t> n_ctx, n_head, n_head_kv, head_dim;
 };
@@ -61,6 +73,7 @@ namespace trit::convert {
 const HfArchitecture& LlamaArchitecture();   // hf_llama.cpp
 const HfArchitecture& Qwen2Architecture();   // hf_qwen.cpp
 const HfArchitecture& Qwen3Architecture();   // hf_qwen.cpp
+const HfArchitecture& Qwen3MoeArchitecture();  // hf_qwen.cpp
 const HfArchitecture& Gemma3Architecture();  // hf_gemma3.cpp
 const HfArchitecture& Qwen35Architecture();  // hf_qwen35.cpp
 const HfArchitecture& Gemma4Architecture();  // hf_gemma4.cpp

@@ -66,7 +66,7 @@ quant::GgmlType GgufTypeFor(std::string_view gguf_name, std::span<const int64_t>
   TRIT_CHECK(IsHfConvertType(requested));
   if (gguf_shape.size() <= 1 || EndsWith(gguf_name, "_norm.weight") || !EndsWith(gguf_name, ".weight") ||
       gguf_name == "position_embd.weight" || gguf_name == "token_types.weight" ||
-      EndsWith(gguf_name, ".ssm_conv1d.weight")) {
+      EndsWith(gguf_name, ".ssm_conv1d.weight") || EndsWith(gguf_name, ".ffn_gate_inp.weight")) {
     return quant::GgmlType::kF32;
   }
   // gguf-py's can_quantize: the last numpy axis, GGUF's first, a whole number of blocks.

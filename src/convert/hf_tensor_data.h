@@ -23,8 +23,8 @@ std::string HfConvertTypeNames();
 
 // llama.cpp's converter's rule (ModelBase.prepare_tensors): float32 for a
 // tensor of at most one dimension, a "*_norm.weight", a name not ending in
-// ".weight", and position_embd / token_types / ssm_conv1d (llama.cpp reads them as
-// float32); `requested` (one of kHfConvertTypes) for every other tensor,
+// ".weight", and position_embd / token_types / ssm_conv1d / an MoE router's
+// ffn_gate_inp (llama.cpp reads them as float32); `requested` (one of kHfConvertTypes) for every other tensor,
 // except that where the requested type's block does not divide the row
 // (q8_0: rows of 32 values; `gguf_shape[0]`, GGUF order, is the row length)
 // the tensor is f16, as gguf-py's QuantError makes the converter fall back.

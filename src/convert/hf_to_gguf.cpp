@@ -110,16 +110,26 @@ struct Matched {
   const HfTensorSpec* spec = nullptr;
   safetensors::ShardTensor source;
   std::string hf_name;
+  std::vector<safetensors::ShardTensor> parts;  // a stacked spec's (n_stack), in order
+};
+
+// A table row's name for the matching, and which part of a stack it is.
+struct SpecPart {
+  size_t spec = 0;
+  int64_t part = -1;  // -1: not a stack
 };
 
 // Matches every checkpoint tensor to `specs` (in specs' order) or drops it.
 Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const std::vector<HfTensorSpec>& specs,
                                             const safetensors::Checkpoint& checkpoint, HfConvertReport* report) {
-  std::map<std::string_view, size_t> by_name;
+  std::map<std::string, SpecPart, std::less<>> by_name;
   std::vector<Matched> matched(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].generated.empty()) {
-      by_name.emplace(specs[i].hf_name, i);
+    if (specs[i].n_stack > 0) {
+      for (int64_t p = 0; p < specs[i].n_stack; ++p) by_name.emplace(StackPartName(specs[i], p), SpecPart{i, p});
+      matched[i].parts.resize(static_cast<size_t>(specs[i].n_stack));
+    } else if (specs[i].generated.empty()) {
+      by_name.emplace(specs[i].hf_name, SpecPart{i});
     } else {
       matched[i].spec = &specs[i];  // computed, not read
       matched[i].hf_name = "computed by the converter";
@@ -139,34 +149,61 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
                    "converter); refusing rather than leaving it out",
                    raw, arch.gguf_arch);
     }
-    Matched& m = matched[it->second];
-    if (m.spec != nullptr) {
-      return Error(ErrorCode::kCorrupt, "tensors '{}' and '{}' are both '{}' ({})", m.hf_name, raw, name,
-                   specs[it->second].gguf_name);
+    const auto [index, part] = it->second;
+    Matched& m = matched[index];
+    const HfTensorSpec& spec = specs[index];
+    const bool taken = part < 0 ? m.spec != nullptr : m.parts[static_cast<size_t>(part)].tensor != nullptr;
+    if (taken) {
+      const std::string other = part < 0 ? m.hf_name : m.parts[static_cast<size_t>(part)].tensor->name;
+      return Error(ErrorCode::kCorrupt, "tensors '{}' and '{}' are both '{}' ({})", other, raw, name, spec.gguf_name);
     }
-    const HfTensorSpec& spec = specs[it->second];
-    if (t.tensor->shape != spec.shape) {
+    const std::vector<int64_t> want =
+        part < 0 ? spec.shape : std::vector<int64_t>(spec.shape.begin() + 1, spec.shape.end());
+    if (t.tensor->shape != want) {
       return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}", raw,
-                   ShapeText(t.tensor->shape), ShapeText(spec.shape));
+                   ShapeText(t.tensor->shape), ShapeText(want));
     }
     const safetensors::Dtype d = t.tensor->dtype;
     if (d != safetensors::Dtype::kF32 && d != safetensors::Dtype::kF16 && d != safetensors::Dtype::kBF16) {
       return Error(ErrorCode::kUnsupported, "tensor '{}': dtype {}; trit converts F32, F16 and BF16 weights", raw,
                    safetensors::DtypeName(d));
     }
-    m = {&spec, t, raw};
+    if (part < 0) {
+      m = {&spec, t, raw, {}};
+      continue;
+    }
+    m.parts[static_cast<size_t>(part)] = t;
+    if (std::ranges::all_of(m.parts, [](const safetensors::ShardTensor& p) { return p.tensor != nullptr; })) {
+      for (const safetensors::ShardTensor& p : m.parts) {
+        if (p.tensor->dtype != m.parts[0].tensor->dtype) {
+          return Error(ErrorCode::kUnsupported, "tensors '{}' ({}) and '{}' ({}) of {} differ in dtype",
+                       m.parts[0].tensor->name, safetensors::DtypeName(m.parts[0].tensor->dtype), p.tensor->name,
+                       safetensors::DtypeName(p.tensor->dtype), spec.gguf_name);
+        }
+      }
+      m.spec = &spec;
+      m.source = m.parts[0];
+      m.hf_name = StackPartName(spec, 0) + fmt::format(" .. {}", spec.n_stack - 1);
+    }
   }
   size_t n_missing = 0;
-  const Matched* first_missing = nullptr;
+  std::string first_missing;
+  const HfTensorSpec* first_spec = nullptr;
   for (size_t i = 0; i < matched.size(); ++i) {
     if (matched[i].spec != nullptr || specs[i].optional) continue;
-    if (n_missing++ == 0) first_missing = &matched[i];
-    matched[i].hf_name = specs[i].hf_name;
+    if (specs[i].n_stack > 0) {  // each absent part counts
+      for (int64_t p = 0; p < specs[i].n_stack; ++p) {
+        if (matched[i].parts[static_cast<size_t>(p)].tensor != nullptr) continue;
+        if (n_missing++ == 0) first_missing = StackPartName(specs[i], p), first_spec = &specs[i];
+      }
+      continue;
+    }
+    if (n_missing++ == 0) first_missing = specs[i].hf_name, first_spec = &specs[i];
   }
   if (n_missing > 0) {
-    const size_t i = static_cast<size_t>(first_missing - matched.data());
-    return Error(ErrorCode::kCorrupt, "the checkpoint has no tensor '{}' (for {}){}", specs[i].hf_name,
-                 specs[i].gguf_name, n_missing > 1 ? fmt::format(", nor {} other expected tensors", n_missing - 1) : "");
+    return Error(ErrorCode::kCorrupt, "the checkpoint has no tensor '{}' (for {}){}", first_missing,
+                 first_spec->gguf_name,
+                 n_missing > 1 ? fmt::format(", nor {} other expected tensors", n_missing - 1) : "");
   }
   std::erase_if(matched, [](const Matched& m) { return m.spec == nullptr; });  // optional ones not there
   return matched;
@@ -260,7 +297,21 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     out.to = GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
     const safetensors::ShardTensor source = m.source;
     const HfTensorSpec* spec = m.spec;
-    auto fill = [source, spec, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+    const std::vector<safetensors::ShardTensor>* parts = &m.parts;
+    auto fill = [source, spec, parts, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      if (spec->n_stack > 0) {  // each part into its slice (whole rows: blocks never straddle parts)
+        const size_t part_bytes = bytes.size() / parts->size();
+        for (size_t p = 0; p < parts->size(); ++p) {
+          const safetensors::ShardTensor& t = (*parts)[p];
+          if (Status s = ConvertElements(t.tensor->dtype, t.Data(), out.to, bytes.subspan(p * part_bytes, part_bytes));
+              !s.ok()) {
+            return s.WithContext(fmt::format("from '{}'", t.tensor->name));
+          }
+        }
+        out.out_bytes = bytes.size();
+        if (options.on_tensor) options.on_tensor(i, n, out);
+        return Status::Ok();
+      }
       if (!spec->generated.empty()) {  // float32 values, little-endian as the map's
         const std::span<const uint8_t> values(reinterpret_cast<const uint8_t*>(spec->generated.data()),
                                               spec->generated.size() * sizeof(float));

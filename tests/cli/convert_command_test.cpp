@@ -35,7 +35,8 @@ TEST_F(ConvertCommandTest, UnsupportedArchitectureAndTypeAreNamed) {
   ASSERT_FALSE(r.signaled);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("architecture 'MistralForCausalLM' is not one trit converts yet; supported: BertModel, "
-                       "BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Gemma3ForCausalLM"),
+                       "BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
+                       "Gemma3ForCausalLM"),
             std::string::npos)
       << r.err;
   EXPECT_FALSE(fs::exists(dir_ + "/out.gguf"));

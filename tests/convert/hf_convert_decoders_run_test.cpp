@@ -83,7 +83,8 @@ TEST_P(HfConvertDecodersRunTest, TokenizerGivesHuggingFacesIds) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersRunTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3",
-                                                                          "gemma4/checkpoint", "gemma4/checkpoint-vl"));
+                                                                          "gemma4/checkpoint", "gemma4/checkpoint-vl",
+                                                                          "qwen3moe/checkpoint"));
 
 }  // namespace
 }  // namespace trit::convert

@@ -128,7 +128,8 @@ TEST_P(HfConvertDecodersTest, F16FileIsLlamaCppConvertersFile) {
 
 INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersTest,
                          ::testing::Values("llama", "qwen2", "qwen3", "gemma3", "qwen35/checkpoint",
-                                           "qwen35/checkpoint-vl", "gemma4/checkpoint", "gemma4/checkpoint-vl"));
+                                           "qwen35/checkpoint-vl", "gemma4/checkpoint", "gemma4/checkpoint-vl",
+                                           "qwen3moe/checkpoint"));
 
 }  // namespace
 }  // namespace trit::convert

@@ -9,6 +9,8 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <filesystem>
 #include <limits>
 #include <string>
@@ -16,6 +18,7 @@
 
 #include "base/half.h"
 #include "formats/gguf/reader.h"
+#include "formats/safetensors/safetensors_index.h"
 #include "formats/safetensors/safetensors_test_util.h"
 
 namespace trit::convert {
@@ -380,7 +383,7 @@ TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
   WriteText(dir_.File("config.json"), R"({"architectures": ["MistralForCausalLM"], "model_type": "mistral"})");
   const std::string config = dir_.File("config.json");
   EXPECT_EQ(FailureOf(), config + ": architecture 'MistralForCausalLM' is not one trit converts yet; supported: "
-                                  "BertModel, BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, "
+                                  "BertModel, BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
                                   "Gemma3ForCausalLM, Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration, "
                                   "Gemma4ForCausalLM, Gemma4ForConditionalGeneration");
   std::filesystem::remove(config);
@@ -446,6 +449,96 @@ TEST_F(HfToGgufTest, PadsTheVocabularyToConfigsVocabSize) {
   EXPECT_EQ((*types)->At<int32_t>(11), 5);
   EXPECT_EQ((*types)->At<int32_t>(10), 1);
   EXPECT_EQ(f->FindTensor("token_embd.weight")->shape, (std::vector<int64_t>{4, 13}));
+}
+
+}  // namespace
+}  // namespace trit::convert
+
+namespace trit::convert {
+namespace {
+
+using safetensors::testing::ScratchDir;
+using safetensors::testing::TestTensor;
+using safetensors::testing::WriteBytes;
+using safetensors::testing::WriteSafetensors;
+using safetensors::testing::WriteText;
+
+// The tiny Qwen3-MoE checkpoint of tests/data/hf/qwen3moe/checkpoint (8
+// experts per layer, each expert's gate/up/down its own tensor) copied into
+// a scratch folder, where a test changes it and the conversion must refuse.
+class HfToGgufExpertsTest : public ::testing::Test {
+ protected:
+  static std::string Source(const std::string& f) {
+    return std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/qwen3moe/checkpoint/" + f;
+  }
+  static std::string ReadText(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  void SetUp() override {
+    ASSERT_TRUE(dir_.ok());
+    for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json"}) {
+      WriteText(dir_.File(f), ReadText(Source(f)));
+    }
+    Expected<safetensors::Checkpoint> c = safetensors::OpenCheckpoint(std::string(TRIT_SOURCE_DIR) +
+                                                                      "/tests/data/hf/qwen3moe/checkpoint");
+    ASSERT_TRUE(c.ok()) << c.status().message();
+    for (const safetensors::ShardTensor& t : c->Tensors()) {
+      const std::span<const uint8_t> bytes = t.Data();
+      tensors_.push_back({t.tensor->name, std::string(safetensors::DtypeName(t.tensor->dtype)), t.tensor->shape,
+                          std::vector<uint8_t>(bytes.begin(), bytes.end())});
+    }
+  }
+  std::string FailureOf() {
+    WriteBytes(dir_.File("model.safetensors"), WriteSafetensors(tensors_));
+    const std::string out = out_.File("out.gguf");
+    Expected<HfConvertReport> r = ConvertHfToGguf(dir_.dir(), out, {});
+    EXPECT_FALSE(r.ok());
+    EXPECT_FALSE(std::filesystem::exists(out));
+    return r.ok() ? std::string("(converted)") : r.status().message();
+  }
+  TestTensor& Named(const std::string& name) {
+    for (TestTensor& t : tensors_) {
+      if (t.name == name) return t;
+    }
+    ADD_FAILURE() << "no tensor " << name;
+    return tensors_[0];
+  }
+
+  ScratchDir dir_;
+  ScratchDir out_;
+  std::vector<TestTensor> tensors_;
+};
+
+TEST_F(HfToGgufExpertsTest, AMissingExpertIsNamed) {
+  std::erase_if(tensors_, [](const TestTensor& t) { return t.name == "model.layers.2.mlp.experts.5.up_proj.weight"; });
+  EXPECT_EQ(FailureOf(),
+            "the checkpoint has no tensor 'model.layers.2.mlp.experts.5.up_proj.weight' (for blk.2.ffn_up_exps.weight)");
+}
+
+TEST_F(HfToGgufExpertsTest, AnExpertOfTheWrongShapeIsNamed) {
+  TestTensor& t = Named("model.layers.1.mlp.experts.3.down_proj.weight");
+  t.shape = {32, 64};
+  EXPECT_EQ(FailureOf(), "tensor 'model.layers.1.mlp.experts.3.down_proj.weight': shape [32, 64], but config.json "
+                         "implies [64, 32]");
+}
+
+TEST_F(HfToGgufExpertsTest, ExpertsOfMixedDtypesAreRefused) {
+  TestTensor& t = Named("model.layers.0.mlp.experts.7.gate_proj.weight");
+  t.dtype = "F16";  // same size as bf16
+  const std::string err = FailureOf();
+  EXPECT_NE(err.find("model.layers.0.mlp.experts.7.gate_proj.weight' (F16)"), std::string::npos) << err;
+  EXPECT_NE(err.find("of blk.0.ffn_gate_exps.weight differ in dtype"), std::string::npos) << err;
+}
+
+TEST_F(HfToGgufExpertsTest, DenseLayersAreRefusedByKey) {
+  std::string config = ReadText(Source("config.json"));
+  const std::string key = "\"mlp_only_layers\": []";
+  ASSERT_NE(config.find(key), std::string::npos);
+  config.replace(config.find(key), key.size(), "\"mlp_only_layers\": [1]");
+  WriteText(dir_.File("config.json"), config);
+  const std::string err = FailureOf();
+  EXPECT_NE(err.find("decoder_sparse_step 1 and mlp_only_layers: some layers are dense"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -26,6 +26,7 @@ SPECIAL_TEXT = {
     "gemma3": "<start_of_turn>user\nHello<end_of_turn>",
     "gemma4/checkpoint": '<|turn>user\nHello<turn|>\n<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>[multimodal]',
     "gemma4/checkpoint-vl": '<|turn>user\nHello<turn|>\n<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>[multimodal]',
+    "qwen3moe/checkpoint": "<|im_start|>user\nHello<|im_end|>",
 }
 
 # Where trit (following llama.cpp) gives other ids than Hugging Face, for a
