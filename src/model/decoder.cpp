@@ -13,6 +13,7 @@
 #include "model/attend_work.h"
 #include "model/repack_weights.h"
 #include "model/row_steps.h"
+#include "system/system_info.h"
 
 namespace trit::model {
 
@@ -70,13 +71,13 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
   return w;
 }
 
-uint64_t RepackForOptimizedKernels(DecoderWeights& w) {
+uint64_t RepackForOptimizedKernels(DecoderWeights& w, bool experts) {
   std::vector<kernels::Matrix*> matrices;
   for (LayerWeights& l : w.layers) {
     for (kernels::Matrix* m : {&l.wq, &l.wk, &l.wv, &l.wo, &l.gate, &l.up, &l.down}) {
       if (m->data != nullptr) matrices.push_back(m);
     }
-    AppendExpertMatrices(l.moe, matrices);
+    if (experts) AppendExpertMatrices(l.moe, matrices);
   }
   // A tied token embedding is the output matrix: repacked once with it, and
   // the lookups then read rows out of the groups (kernels::DequantizeRow, the
@@ -106,7 +107,14 @@ Expected<std::unique_ptr<Model>> BuildDecoder(gguf::File file, HParams hparams, 
   }
   Expected<DecoderWeights> w = BindDecoderWeights(file, hparams, options);
   if (!w.ok()) return w.status();
-  if (load.kernels == kernels::KernelSet::kOptimized) RepackForOptimizedKernels(*w);
+  if (load.kernels == kernels::KernelSet::kOptimized) {
+    uint64_t expert_bytes = 0;
+    for (const LayerWeights& l : w->layers) expert_bytes += ExpertBytes(l.moe);
+    RepackForOptimizedKernels(*w, expert_bytes == 0 ||
+                                      RepackExperts(expert_bytes, load.available_memory
+                                                                      ? load.available_memory
+                                                                      : system::ReadMemoryInfo().available_bytes));
+  }
   return std::unique_ptr<Model>(
       std::make_unique<DecoderModel>(std::move(file), std::move(hparams), std::move(*w), options,
                                      kernels::OpsFor(load.kernels)));

@@ -100,7 +100,8 @@ struct DecoderWeights {
 // one 4 MiB slice above the model). A tied token embedding moves with the
 // output matrix it is (lookups read rows out of the groups, bit for bit); an
 // untied one is left in place. Returns the bytes repacked.
-uint64_t RepackForOptimizedKernels(DecoderWeights& w);
+// Experts (model/moe.h) move only when `experts` is true.
+uint64_t RepackForOptimizedKernels(DecoderWeights& w, bool experts = true);
 
 // Binds every weight; errors name the tensor and expected vs actual shape.
 Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParams& h, const DecoderOptions& options);

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -53,6 +54,9 @@ class Model {
 // How a model is loaded: which kernels its forward pass runs.
 struct LoadOptions {
   kernels::KernelSet kernels = kernels::KernelSet::kOptimized;
+  // The memory the load may fill with copies (model/moe.h's RepackExperts);
+  // nullopt: /proc/meminfo's MemAvailable at load. Set by tests.
+  std::optional<uint64_t> available_memory = std::nullopt;
 };
 
 // Opens `path`, finds its architecture (general.architecture) in the

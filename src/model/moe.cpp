@@ -42,6 +42,19 @@ void AppendExpertMatrices(MoeWeights& w, std::vector<kernels::Matrix*>& out) {
   }
 }
 
+uint64_t ExpertBytes(const MoeWeights& w) {
+  uint64_t bytes = 0;
+  for (const std::vector<kernels::Matrix>* set : {&w.gate, &w.up, &w.down}) {
+    for (const kernels::Matrix& m : *set) bytes += m.row_bytes * static_cast<uint64_t>(m.n_rows);
+  }
+  return bytes;
+}
+
+bool RepackExperts(uint64_t expert_bytes, std::optional<uint64_t> available_bytes) {
+  constexpr uint64_t kSpare = uint64_t{1} << 30;
+  return !available_bytes || expert_bytes + kSpare <= *available_bytes;
+}
+
 void RouteRow(const float* logits, int64_t n_expert, int64_t n_used, const MoeOptions& options, int32_t* chosen,
               float* weights) {
   thread_local std::vector<float> p;

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "base/status.h"
@@ -56,6 +57,18 @@ MoeWeights BindMoeWeights(TensorBinder& b, const HParams& h, int64_t il);
 
 // Every expert matrix of w, for the row-group repacking (repack_weights.h).
 void AppendExpertMatrices(MoeWeights& w, std::vector<kernels::Matrix*>& out);
+
+// Bytes of w's expert matrices.
+uint64_t ExpertBytes(const MoeWeights& w);
+
+// Whether the experts (expert_bytes in all) are copied into the row-group
+// layout at load: only when the copy fits the memory available
+// (`available_bytes`, /proc/meminfo's MemAvailable) with 1 GiB to spare.
+// Otherwise they stay in the file's mapping, read in row layout (slower,
+// the same results: matmul.h), so a model larger than memory still loads
+// and its experts page in from disk as tokens choose them. Unknown
+// available memory: copied (as every other matrix).
+bool RepackExperts(uint64_t expert_bytes, std::optional<uint64_t> available_bytes);
 
 // Buffers of one forward pass, kept across its layers (see
 // DecoderModel::Scratch): sized for the pass's row count at first use.

@@ -12,6 +12,7 @@
 
 #include "model/chunked_logits.h"
 #include "model/model.h"
+#include "model/moe.h"
 #include "test_paths.h"
 
 namespace trit::testing {
@@ -81,6 +82,28 @@ TEST(Qwen3MoeTest, SameBitsForEveryPassWidthAndThreadCount) {
       EXPECT_TRUE(SameBits(whole, ChunkedLogits(*m, ids, chunk, threads))) << chunk << " rows, " << threads << " threads";
     }
   }
+}
+
+// Without the memory for a copy the experts stay in the file's mapping, in
+// row layout: the same bits as the repacked load (the layout never changes a
+// result, kernels/repack.h).
+TEST(Qwen3MoeTest, ExpertsLeftMappedGiveTheSameBits) {
+  Expected<std::unique_ptr<model::Model>> mapped =
+      model::LoadModel(SourcePath(kModel), {.kernels = kernels::KernelSet::kOptimized, .available_memory = 0});
+  ASSERT_TRUE(mapped.ok()) << mapped.status().message();
+  std::unique_ptr<model::Model> copied = Load();
+  ASSERT_NE(copied, nullptr);
+  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);
+  EXPECT_TRUE(SameBits(ChunkedLogits(**mapped, ids, 4, 2), ChunkedLogits(*copied, ids, 4, 2)));
+}
+
+TEST(MoeRepackTest, ExpertsAreCopiedOnlyWhenTheyFit) {
+  constexpr uint64_t kGiB = uint64_t{1} << 30;
+  EXPECT_TRUE(model::RepackExperts(2 * kGiB, 4 * kGiB));
+  EXPECT_TRUE(model::RepackExperts(3 * kGiB, 4 * kGiB));  // 1 GiB spare exactly
+  EXPECT_FALSE(model::RepackExperts(3 * kGiB + 1, 4 * kGiB));
+  EXPECT_FALSE(model::RepackExperts(1, 0));
+  EXPECT_TRUE(model::RepackExperts(100 * kGiB, std::nullopt));  // unknown: as every other matrix
 }
 
 }  // namespace
