@@ -45,7 +45,7 @@ LAYERS = [
     ("formats", 2, ["quant"]),         # GGUF, ELF/PE/Mach-O, hwx/.ane readers and writers
     ("kernels", 2, ["quant"]),         # CPU compute: scalar reference + SIMD
     ("bundle", 3, ["formats"]),        # dependency resolution, policy and checks of a shipped runtime
-    ("model", 3, ["kernels", "formats"]),  # architectures, weight binding, forward pass
+    ("model", 3, ["kernels", "formats", "system"]),  # architectures, weight binding, forward pass (system: memory at load)
     ("tokenizer", 3, ["formats"]),     # SPM, BPE, WordPiece
     ("runtime", 4, ["model", "tokenizer", "chat", "grammar"]),  # sessions, sampling, generation
     ("convert", 4, ["tokenizer"]),     # quantization plan, GGUF-to-GGUF quantizer, HF-to-GGUF converter (tokenizer.json)
