@@ -8,11 +8,10 @@
 // thread count, and a session's shared cache through Truncate and CopyPrefix.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "model/chunked_logits.h"
+#include "model/transformers_reference.h"
 #include "model/model.h"
 #include "runtime/session.h"
 #include "test_paths.h"
@@ -34,17 +33,10 @@ constexpr float kTolerance = 1e-4f;
 
 std::unique_ptr<model::Model> Load(kernels::KernelSet set = kernels::KernelSet::kOptimized,
                                    const char* path = kModel) {
-  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(SourcePath(path), {.kernels = set});
-  EXPECT_TRUE(m.ok()) << m.status().message();
-  return m.ok() ? std::move(*m) : nullptr;
+  return LoadSourceModel(path, set);
 }
 
-nlohmann::json Reference(const char* path = kLogits) {
-  std::ifstream in(SourcePath(path));
-  return nlohmann::json::parse(in);
-}
-
-std::vector<int32_t> Ids(const nlohmann::json& seq) { return seq["ids"].get<std::vector<int32_t>>(); }
+nlohmann::json Reference(const char* path = kLogits) { return ReadExpectedLogits(path); }
 
 TEST(Gemma4Test, ReadsThePerLayerLayout) {
   std::unique_ptr<model::Model> m = Load();
@@ -64,39 +56,16 @@ TEST(Gemma4Test, ReadsThePerLayerLayout) {
   EXPECT_FLOAT_EQ(h.attn_scale, 1.0f);
 }
 
-void ExpectLogitsMatchTransformers(const char* model_path, const char* logits_path) {
-  const nlohmann::json ref = Reference(logits_path);
-  for (kernels::KernelSet set : {kernels::KernelSet::kOptimized, kernels::KernelSet::kReference}) {
-    std::unique_ptr<model::Model> m = Load(set, model_path);
-    ASSERT_NE(m, nullptr);
-    for (const nlohmann::json& seq : ref["sequences"]) {
-      const std::vector<int32_t> ids = Ids(seq);
-      const std::vector<float> got = ChunkedLogits(*m, ids, ids.size(), 1, kernels::KvType::kF32);
-      const int64_t n_vocab = m->hparams().n_vocab;
-      float worst = 0.0f;
-      for (size_t r = 0; r < ids.size(); ++r) {
-        const std::vector<float> want = seq["logits"][r].get<std::vector<float>>();
-        ASSERT_EQ(static_cast<int64_t>(want.size()), n_vocab);
-        for (int64_t t = 0; t < n_vocab; ++t) {
-          worst = std::max(worst, std::abs(got[r * n_vocab + t] - want[static_cast<size_t>(t)]));
-        }
-      }
-      EXPECT_LE(worst, kTolerance) << model_path << ", kernels " << kernels::KernelSetName(set) << ", " << ids.size()
-                                   << " tokens";
-    }
-  }
-}
-
-TEST(Gemma4Test, LogitsMatchTransformers) { ExpectLogitsMatchTransformers(kModel, kLogits); }
+TEST(Gemma4Test, LogitsMatchTransformers) { ExpectLogitsMatchTransformers(kModel, kLogits, kTolerance); }
 
 TEST(Gemma4Test, LogitsMatchTransformersWithFullLayersOwnV) {
-  ExpectLogitsMatchTransformers(kOwnVModel, kOwnVLogits);
+  ExpectLogitsMatchTransformers(kOwnVModel, kOwnVLogits, kTolerance);
 }
 
 TEST(Gemma4Test, SameBitsForEveryPassWidthAndThreadCount) {
   std::unique_ptr<model::Model> m = Load();
   ASSERT_NE(m, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);
   const std::vector<float> whole = ChunkedLogits(*m, ids, ids.size(), 1);
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{5}}) {
     for (int threads : {1, 2, 3}) {
@@ -116,7 +85,7 @@ std::vector<float> Continue(runtime::Session& s, int32_t seq, std::span<const in
 TEST(Gemma4Test, TruncateAndCopyPrefixKeepTheSharedCacheRight) {
   std::unique_ptr<model::Model> m = Load();
   ASSERT_NE(m, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);  // 17 tokens
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);  // 17 tokens
   const std::span<const int32_t> all(ids);
   auto s = runtime::Session::Create(*m, {.n_ctx = 64, .n_seq = 3, .n_threads = 2});
   ASSERT_TRUE(s.ok());

@@ -6,11 +6,10 @@
 // CopyPrefix as if computed afresh.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "model/chunked_logits.h"
+#include "model/transformers_reference.h"
 #include "model/model.h"
 #include "runtime/session.h"
 #include "test_paths.h"
@@ -28,17 +27,10 @@ constexpr const char* kLogits = "tests/data/hf/qwen35/expected_logits.json";
 constexpr float kTolerance = 1e-4f;
 
 std::unique_ptr<model::Model> Load(kernels::KernelSet set = kernels::KernelSet::kOptimized) {
-  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(SourcePath(kModel), {.kernels = set});
-  EXPECT_TRUE(m.ok()) << m.status().message();
-  return m.ok() ? std::move(*m) : nullptr;
+  return LoadSourceModel(kModel, set);
 }
 
-nlohmann::json Reference() {
-  std::ifstream in(SourcePath(kLogits));
-  return nlohmann::json::parse(in);
-}
-
-std::vector<int32_t> Ids(const nlohmann::json& seq) { return seq["ids"].get<std::vector<int32_t>>(); }
+nlohmann::json Reference() { return ReadExpectedLogits(kLogits); }
 
 TEST(Qwen35Test, ReadsTheHybridLayout) {
   std::unique_ptr<model::Model> m = Load();
@@ -53,31 +45,13 @@ TEST(Qwen35Test, ReadsTheHybridLayout) {
 }
 
 TEST(Qwen35Test, LogitsMatchTransformers) {
-  const nlohmann::json ref = Reference();
-  for (kernels::KernelSet set : {kernels::KernelSet::kOptimized, kernels::KernelSet::kReference}) {
-    std::unique_ptr<model::Model> m = Load(set);
-    ASSERT_NE(m, nullptr);
-    for (const nlohmann::json& seq : ref["sequences"]) {
-      const std::vector<int32_t> ids = Ids(seq);
-      const std::vector<float> got = ChunkedLogits(*m, ids, ids.size(), 1, kernels::KvType::kF32);
-      const int64_t n_vocab = m->hparams().n_vocab;
-      float worst = 0.0f;
-      for (size_t r = 0; r < ids.size(); ++r) {
-        const std::vector<float> want = seq["logits"][r].get<std::vector<float>>();
-        ASSERT_EQ(static_cast<int64_t>(want.size()), n_vocab);
-        for (int64_t t = 0; t < n_vocab; ++t) {
-          worst = std::max(worst, std::abs(got[r * n_vocab + t] - want[static_cast<size_t>(t)]));
-        }
-      }
-      EXPECT_LE(worst, kTolerance) << "kernels " << kernels::KernelSetName(set) << ", " << ids.size() << " tokens";
-    }
-  }
+  ExpectLogitsMatchTransformers(kModel, kLogits, kTolerance);
 }
 
 TEST(Qwen35Test, SameBitsForEveryPassWidthAndThreadCount) {
   std::unique_ptr<model::Model> m = Load();
   ASSERT_NE(m, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);
   const std::vector<float> whole = ChunkedLogits(*m, ids, ids.size(), 1);
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{5}}) {
     for (int threads : {1, 2, 3}) {
@@ -96,7 +70,7 @@ std::vector<float> Continue(runtime::Session& s, int32_t seq, std::span<const in
 TEST(Qwen35Test, TruncateRollsTheStateBackAsIfTheRowsNeverRan) {
   std::unique_ptr<model::Model> m = Load();
   ASSERT_NE(m, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);  // 17 tokens
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);  // 17 tokens
   const std::span<const int32_t> all(ids);
   auto s = runtime::Session::Create(*m, {.n_ctx = 64, .n_seq = 2, .n_threads = 2});
   ASSERT_TRUE(s.ok());
@@ -123,7 +97,7 @@ TEST(Qwen35Test, TruncateRollsTheStateBackAsIfTheRowsNeverRan) {
 TEST(Qwen35Test, CopyPrefixGivesTheStateOfThePrefix) {
   std::unique_ptr<model::Model> m = Load();
   ASSERT_NE(m, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);
   const std::span<const int32_t> all(ids);
   auto s = runtime::Session::Create(*m, {.n_ctx = 64, .n_seq = 3, .n_threads = 1});
   ASSERT_TRUE(s.ok());

@@ -6,11 +6,10 @@
 // differently in every pass.
 #include <gtest/gtest.h>
 
-#include <cmath>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "model/chunked_logits.h"
+#include "model/transformers_reference.h"
 #include "model/model.h"
 #include "model/moe.h"
 #include "test_paths.h"
@@ -27,17 +26,10 @@ constexpr const char* kLogits = "tests/data/hf/qwen3moe/expected_logits.json";
 constexpr float kTolerance = 1e-4f;
 
 std::unique_ptr<model::Model> Load(kernels::KernelSet set = kernels::KernelSet::kOptimized) {
-  Expected<std::unique_ptr<model::Model>> m = model::LoadModel(SourcePath(kModel), {.kernels = set});
-  EXPECT_TRUE(m.ok()) << m.status().message();
-  return m.ok() ? std::move(*m) : nullptr;
+  return LoadSourceModel(kModel, set);
 }
 
-nlohmann::json Reference() {
-  std::ifstream in(SourcePath(kLogits));
-  return nlohmann::json::parse(in);
-}
-
-std::vector<int32_t> Ids(const nlohmann::json& seq) { return seq["ids"].get<std::vector<int32_t>>(); }
+nlohmann::json Reference() { return ReadExpectedLogits(kLogits); }
 
 TEST(Qwen3MoeTest, ReadsTheExperts) {
   std::unique_ptr<model::Model> m = Load();
@@ -51,31 +43,13 @@ TEST(Qwen3MoeTest, ReadsTheExperts) {
 }
 
 TEST(Qwen3MoeTest, LogitsMatchTransformers) {
-  const nlohmann::json ref = Reference();
-  for (kernels::KernelSet set : {kernels::KernelSet::kOptimized, kernels::KernelSet::kReference}) {
-    std::unique_ptr<model::Model> m = Load(set);
-    ASSERT_NE(m, nullptr);
-    for (const nlohmann::json& seq : ref["sequences"]) {
-      const std::vector<int32_t> ids = Ids(seq);
-      const std::vector<float> got = ChunkedLogits(*m, ids, ids.size(), 1, kernels::KvType::kF32);
-      const int64_t n_vocab = m->hparams().n_vocab;
-      float worst = 0.0f;
-      for (size_t r = 0; r < ids.size(); ++r) {
-        const std::vector<float> want = seq["logits"][r].get<std::vector<float>>();
-        ASSERT_EQ(static_cast<int64_t>(want.size()), n_vocab);
-        for (int64_t t = 0; t < n_vocab; ++t) {
-          worst = std::max(worst, std::abs(got[r * n_vocab + t] - want[static_cast<size_t>(t)]));
-        }
-      }
-      EXPECT_LE(worst, kTolerance) << "kernels " << kernels::KernelSetName(set) << ", " << ids.size() << " tokens";
-    }
-  }
+  ExpectLogitsMatchTransformers(kModel, kLogits, kTolerance);
 }
 
 TEST(Qwen3MoeTest, SameBitsForEveryPassWidthAndThreadCount) {
   std::unique_ptr<model::Model> m = Load();
   ASSERT_NE(m, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);
   const std::vector<float> whole = ChunkedLogits(*m, ids, ids.size(), 1);
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{5}}) {
     for (int threads : {1, 2, 3}) {
@@ -93,7 +67,7 @@ TEST(Qwen3MoeTest, ExpertsLeftMappedGiveTheSameBits) {
   ASSERT_TRUE(mapped.ok()) << mapped.status().message();
   std::unique_ptr<model::Model> copied = Load();
   ASSERT_NE(copied, nullptr);
-  const std::vector<int32_t> ids = Ids(Reference()["sequences"][0]);
+  const std::vector<int32_t> ids = SequenceIds(Reference()["sequences"][0]);
   EXPECT_TRUE(SameBits(ChunkedLogits(**mapped, ids, 4, 2), ChunkedLogits(*copied, ids, 4, 2)));
 }
 
