@@ -455,13 +455,7 @@ TEST_F(HfToGgufTest, PadsTheVocabularyToConfigsVocabSize) {
 }  // namespace trit::convert
 
 namespace trit::convert {
-namespace {
-
-using safetensors::testing::ScratchDir;
-using safetensors::testing::TestTensor;
-using safetensors::testing::WriteBytes;
-using safetensors::testing::WriteSafetensors;
-using safetensors::testing::WriteText;
+namespace {  // the same unnamed namespace: the using-declarations above hold
 
 // The tiny Qwen3-MoE checkpoint of tests/data/hf/qwen3moe/checkpoint (8
 // experts per layer, each expert's gate/up/down its own tensor) copied into

@@ -40,17 +40,10 @@ SEQUENCES = [
     [300, 2, 2, 2, 45, 180, 9],
 ]
 
-# As make_qwen35.py: the tiny tokenizer's pre-tokenizer hash is not in the
+# make_qwen35.py's: the tiny tokenizer's pre-tokenizer hash is not in the
 # converter's table; it was built with qwen2's Split regex, so name it so.
-CONVERT = """
-import os, runpy, sys
-converter = sys.argv.pop(1)
-sys.path.insert(0, os.path.dirname(converter))
-from conversion import base
-base.TextModel.get_vocab_base_pre = lambda self, tokenizer: "qwen2"
-sys.argv[0] = converter
-runpy.run_path(converter, run_name="__main__")
-"""
+sys.path.insert(0, HERE)  # also when loaded by path (bench/make_qwen3moe.py)
+from make_qwen35 import CONVERT  # noqa: E402
 
 
 def config():
