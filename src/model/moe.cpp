@@ -130,10 +130,9 @@ void MoeFeedForward(const kernels::Ops& ops, const MoeWeights& w, const HParams&
   std::fill(offsets, offsets + n_expert + 1, 0);
   for (int64_t i = 0; i < n * k; ++i) ++offsets[chosen[i] + 1];
   for (int64_t e = 0; e < n_expert; ++e) offsets[e + 1] += offsets[e];
-  {
-    std::vector<int32_t> next(offsets, offsets + n_expert);
-    for (int32_t i = 0; i < n * k; ++i) order[next[static_cast<size_t>(chosen[i])]++] = i;
-  }
+  int32_t* next = Sized(s.next, n_expert);
+  std::copy(offsets, offsets + n_expert, next);
+  for (int32_t i = 0; i < n * k; ++i) order[next[chosen[i]]++] = i;
   for (int64_t e = 0; e < n_expert; ++e) {
     const int64_t m = offsets[e + 1] - offsets[e];
     if (m == 0) continue;

@@ -78,6 +78,7 @@ struct MoeScratch {
   std::vector<float> weights;    // (n, n_used)
   std::vector<int32_t> offsets;  // (n_expert + 1) the slots of each expert in `order`
   std::vector<int32_t> order;    // (n * n_used) slot indices (row * n_used + slot) grouped by expert
+  std::vector<int32_t> next;     // (n_expert) the counting sort's fill positions
   std::vector<float> xs;         // (rows of one expert, n_embd) its gathered inputs
   std::vector<float> gate, up;   // (rows, n_ff_exp)
   std::vector<float> down;       // (rows, n_embd)
