@@ -1,5 +1,6 @@
 #include "kernels/activation.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels/exp_fixed.h"
@@ -39,6 +40,15 @@ float SoftCap(float x, float cap) { return cap * std::tanh(x * (1.0f / cap)); }
 
 void SwiGlu(const float* gate, const float* up, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = Silu(gate[i]) * up[i];
+}
+
+void SwiGluOai(const float* gate, const float* up, int64_t n, float* out) {
+  constexpr float kAlpha = 1.702f, kLimit = 7.0f;
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = std::min(gate[i], kLimit);
+    const float y = std::min(std::max(up[i], -kLimit), kLimit);
+    out[i] = x / (1.0f + ExpFixed(-(kAlpha * x))) * (y + 1.0f);
+  }
 }
 
 void GeGlu(const float* gate, const float* up, int64_t n, float* out) {

@@ -22,6 +22,9 @@ float SoftCap(float x, float cap);
 
 // out = silu(gate) * up  (the SwiGLU feed-forward's inner product)
 void SwiGlu(const float* gate, const float* up, int64_t n, float* out);
+// gpt-oss's clamped SwiGLU (llama.cpp's swiglu_oai, alpha 1.702, limit 7):
+//   x = min(gate, 7), y = clamp(up, -7, 7), out = x / (1 + e^-(1.702 x)) * (y + 1)
+void SwiGluOai(const float* gate, const float* up, int64_t n, float* out);
 // out = gelu(gate) * up  (GeGLU)
 void GeGlu(const float* gate, const float* up, int64_t n, float* out);
 // x (n) := GeluErf(x) elementwise.

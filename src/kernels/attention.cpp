@@ -41,7 +41,7 @@ void KvStore(const KvView& kv, int64_t pos, const float* k, const float* v) {
 }
 
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
-                const AttendOptions& options, float* out) {
+                const AttendOptions& options, float* out, const float* sink) {
   TRIT_CHECK(n_keys >= 1 && options.window >= 0 && options.softcap >= 0.0f);
   const int64_t first = options.window > 0 ? std::max<int64_t>(0, n_keys - options.window) : 0;
   std::vector<float> row(static_cast<size_t>(head_dim));  // (head_dim) one key or value
@@ -74,13 +74,22 @@ void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float
     }
     running_max = new_max;
   }
-  const float inv = 1.0f / running_sum;
+  const float inv = AttendNormalizer(running_max, running_sum, sink);
   for (int64_t d = 0; d < head_dim; ++d) out[d] = acc[static_cast<size_t>(d)] * inv;
+}
+
+float AttendNormalizer(float running_max, float running_sum, const float* sink) {
+  if (sink == nullptr) return 1.0f / running_sum;
+  const float m = std::max(running_max, *sink);
+  const float correction = ExpFixed(running_max - m);
+  return correction / (running_sum * correction + ExpFixed(*sink - m));
 }
 
 void AttendQueries(const KvView& kv, int64_t kv_head, int64_t head_dim, std::span<const AttendQuery> queries,
                    const AttendOptions& options) {
-  for (const AttendQuery& query : queries) AttendHead(kv, kv_head, head_dim, query.q, query.n_keys, options, query.out);
+  for (const AttendQuery& query : queries) {
+    AttendHead(kv, kv_head, head_dim, query.q, query.n_keys, options, query.out, query.sink);
+  }
 }
 
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,

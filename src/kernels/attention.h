@@ -44,14 +44,24 @@ struct AttendOptions {
 // for one query head `q` (head_dim floats) against KV head `kv_head`, first =
 // max(0, n_keys - window) with a window, else 0. n_keys >= 1.
 void AttendHead(const KvView& kv, int64_t kv_head, int64_t head_dim, const float* q, int64_t n_keys,
-                const AttendOptions& options, float* out);
+                const AttendOptions& options, float* out, const float* sink = nullptr);
 // One query of AttendQueries: a head's query vector (head_dim floats), the
 // keys it sees (its position + 1) and where its result goes (head_dim floats).
+// `sink` (optional, gpt-oss's attn_sinks): a learned logit of the head that
+// joins the softmax's denominator and adds no value, as llama.cpp's
+// soft_max with sinks: out = sum_j e^(s_j - m) v_j / (sum_j e^(s_j - m) +
+// e^(sink - m)), m = max(max_j s_j, sink). It is not scaled.
 struct AttendQuery {
   const float* q = nullptr;
   int64_t n_keys = 0;
   float* out = nullptr;
+  const float* sink = nullptr;
 };
+
+// The factor the accumulated values are multiplied by at the end of the
+// online softmax: 1 / running_sum, or with a sink the same after the sink
+// joins the running max and sum (both kernel sets call this one function).
+float AttendNormalizer(float running_max, float running_sum, const float* sink);
 
 // AttendHead for each query, all against KV head kv_head of one cache: the
 // query heads that share a KV head (grouped-query attention), and in a

@@ -218,7 +218,7 @@ void AttendPass(const KvView& kv, int64_t kv_head, int64_t head_dim, const Atten
     }
   }
   for (int64_t h = 0; h < kH; ++h) {
-    const float inv = 1.0f / running_sum[h];
+    const float inv = AttendNormalizer(running_max[h], running_sum[h], queries[h].sink);
     for (int64_t d = 0; d < head_dim; ++d) queries[h].out[d] = acc[h * head_dim + d] * inv;
   }
 }

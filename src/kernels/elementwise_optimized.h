@@ -15,6 +15,7 @@
 //   RmsNorm: the squares x_k * x_k (float) summed in double, element k into
 //     lane k % 8 in increasing k, the lanes in dot.h's tree; then the scale
 //     1 / sqrt(mean + eps) and the products;
+//   swiglu_oai: min(g, 7) / (1 + exp(-(1.702 min(g, 7)))) * (clamp(u, -7, 7) + 1);
 //   RopeApply: per pair a cos - b sin and a sin + b cos, as rope.cpp;
 //   GeluErf (activation.h): the erf polynomial in Horner steps, exp by
 //     ExpFixed, the sign by a lane select.
@@ -30,6 +31,7 @@ namespace trit::kernels {
 void RmsNormOptimized(const float* x, const float* weight, int64_t n, float eps, float* out);
 void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out);
 void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out);
+void SwiGluOaiOptimized(const float* gate, const float* up, int64_t n, float* out);
 void RopeApplyOptimized(const RopeParams& p, const float* cos_in, const float* sin_in, float* head);
 void GeluErfRowOptimized(float* x, int64_t n);
 

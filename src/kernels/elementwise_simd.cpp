@@ -84,6 +84,28 @@ void SwiGluKernel(const float* gate, const float* up, int64_t n, float* out) {
   Glu(gate, up, n, out, [](VF g) { return SiluOf(g); });
 }
 
+// activation.cpp's SwiGluOai, step by step (min, max: exact, as std::min / std::max).
+HWY_INLINE VF SwiGluOaiOf(VF g, VF u) {
+  const DF df;
+  const VF limit = hn::Set(df, 7.0f);
+  const VF x = hn::Min(g, limit);
+  const VF y = hn::Min(hn::Max(u, hn::Neg(limit)), limit);
+  return x / (hn::Set(df, 1.0f) + Exp(hn::Neg(hn::Set(df, 1.702f) * x))) * (y + hn::Set(df, 1.0f));
+}
+
+void SwiGluOaiKernel(const float* gate, const float* up, int64_t n, float* out) {
+  const DF df;
+  const int64_t l = static_cast<int64_t>(hn::Lanes(df));
+  int64_t i = 0;
+  for (; i + l <= n; i += l) hn::StoreU(SwiGluOaiOf(hn::LoadU(df, gate + i), hn::LoadU(df, up + i)), df, out + i);
+  if (i < n) {
+    HWY_ALIGN float g[8] = {}, u[8] = {}, o[8];
+    for (int64_t j = 0; i + j < n; ++j) g[j] = gate[i + j], u[j] = up[i + j];
+    hn::Store(SwiGluOaiOf(hn::Load(df, g), hn::Load(df, u)), df, o);
+    for (int64_t j = 0; i + j < n; ++j) out[i + j] = o[j];
+  }
+}
+
 void GeGluKernel(const float* gate, const float* up, int64_t n, float* out) {
   Glu(gate, up, n, out, [](VF g) { return GeluOf(g); });
 }
@@ -163,6 +185,7 @@ namespace trit::kernels {
 
 HWY_EXPORT(SwiGluKernel);
 HWY_EXPORT(GeGluKernel);
+HWY_EXPORT(SwiGluOaiKernel);
 HWY_EXPORT(RmsNormKernel);
 HWY_EXPORT(RopeApplyKernel);
 HWY_EXPORT(GeluErfKernel);
@@ -175,6 +198,9 @@ void SwiGluOptimized(const float* gate, const float* up, int64_t n, float* out) 
 }
 void GeGluOptimized(const float* gate, const float* up, int64_t n, float* out) {
   HWY_DYNAMIC_DISPATCH(GeGluKernel)(gate, up, n, out);
+}
+void SwiGluOaiOptimized(const float* gate, const float* up, int64_t n, float* out) {
+  HWY_DYNAMIC_DISPATCH(SwiGluOaiKernel)(gate, up, n, out);
 }
 void GeluErfRowOptimized(float* x, int64_t n) { HWY_DYNAMIC_DISPATCH(GeluErfKernel)(x, n); }
 void RopeApplyOptimized(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) {

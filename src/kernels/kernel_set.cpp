@@ -23,10 +23,11 @@ std::optional<KernelSet> ParseKernelSet(std::string_view name) {
 }
 
 const Ops& OpsFor(KernelSet set) {
-  static const Ops kReference{&MatMul, &MatMulMany, &AttendQueries, &RmsNorm, &SwiGlu, &GeGlu, &RopeApply, &GeluErfRow};
-  static const Ops kOptimized{&MatMulOptimized, &MatMulOptimizedMany, &AttendQueriesOptimized,
-                              &RmsNormOptimized, &SwiGluOptimized, &GeGluOptimized, &RopeApplyOptimized,
-                              &GeluErfRowOptimized};
+  static const Ops kReference{&MatMul,  &MatMulMany, &AttendQueries, &RmsNorm,   &SwiGlu,
+                              &GeGlu,   &SwiGluOai,  &RopeApply,     &GeluErfRow};
+  static const Ops kOptimized{&MatMulOptimized,    &MatMulOptimizedMany, &AttendQueriesOptimized,
+                              &RmsNormOptimized,   &SwiGluOptimized,     &GeGluOptimized,
+                              &SwiGluOaiOptimized, &RopeApplyOptimized,  &GeluErfRowOptimized};
   return set == KernelSet::kReference ? kReference : kOptimized;
 }
 

@@ -35,6 +35,8 @@ struct Ops {
   void (*rms_norm)(const float* x, const float* weight, int64_t n, float eps, float* out) = nullptr;
   void (*swiglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
   void (*geglu)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
+  // activation.h's SwiGluOai (gpt-oss's experts).
+  void (*swiglu_oai)(const float* gate, const float* up, int64_t n, float* out) = nullptr;
   // rope.h's RopeApply (one head in place).
   void (*rope)(const RopeParams& p, const float* cos_in, const float* sin_in, float* head) = nullptr;
   // activation.h's GeluErfRow (BERT's feed-forward), in place.

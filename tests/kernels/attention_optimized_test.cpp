@@ -48,13 +48,14 @@ struct RandomCache {
 // query alone, else the targets that differ.
 testing::AssertionResult EachQueryHasItsBitsAlone(const KvView& view, int64_t kv_head, int64_t head_dim,
                                                   const std::vector<float>& q, const std::vector<int64_t>& n_keys,
-                                                  const AttendOptions& o) {
+                                                  const AttendOptions& o, const std::vector<float>& sinks = {}) {
   std::vector<float> ref(q.size()), got(q.size());
   std::vector<AttendQuery> queries;
   for (size_t i = 0; i < n_keys.size(); ++i) {
     const size_t at = i * static_cast<size_t>(head_dim);
-    AttendHead(view, kv_head, head_dim, &q[at], n_keys[i], o, &ref[at]);
-    queries.push_back({&q[at], n_keys[i], &got[at]});
+    const float* sink = sinks.empty() ? nullptr : &sinks[i];
+    AttendHead(view, kv_head, head_dim, &q[at], n_keys[i], o, &ref[at], sink);
+    queries.push_back({&q[at], n_keys[i], &got[at], sink});
   }
   std::string differ;
   for (int64_t target : RunnableTargets()) {
@@ -155,6 +156,24 @@ TEST(AttendQueriesOptimized, QueriesOfDifferentLengthsHaveTheirBitsAlone) {
       }
     }
   }
+}
+
+// gpt-oss's sinks, one per query head: some queries with and some without,
+// in one pass, each with the bits it has alone.
+TEST(AttendQueriesOptimized, SinksHaveTheReferenceBits) {
+  std::mt19937_64 rng(FreshSeed());
+  RandomCache cache(KvType::kF16, 2, 64, 70, rng);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> q(11 * 64);
+  for (float& x : q) x = normal(rng);
+  const std::vector<int64_t> n_keys = {1, 2, 31, 32, 33, 40, 64, 65, 70, 70, 9};
+  std::vector<float> sinks(n_keys.size());
+  for (float& s : sinks) s = 3.0f * normal(rng);
+  AttendOptions o;
+  o.scale = 0.125f;
+  EXPECT_TRUE(EachQueryHasItsBitsAlone(cache.view, 1, 64, q, n_keys, o, sinks));
+  o.window = 20;
+  EXPECT_TRUE(EachQueryHasItsBitsAlone(cache.view, 1, 64, q, n_keys, o, sinks));
 }
 
 }  // namespace

@@ -46,8 +46,9 @@ Cache MakeCache(KvType type, int64_t n_pos, uint64_t seed) {
 
 // softcap > 0: scores capped as cap * tanh(s / cap); window > 0: only the
 // last `window` keys are seen.
+// sink: a logit that joins the denominator only (gpt-oss), none when NaN.
 std::vector<double> Reference(const Cache& c, int64_t kv_head, const float* q, int64_t n_keys, double scale,
-                              double softcap = 0.0, int64_t window = 0) {
+                              double softcap = 0.0, int64_t window = 0, double sink = std::nan("")) {
   const int64_t first = window > 0 ? std::max<int64_t>(0, n_keys - window) : 0;
   std::vector<double> s(static_cast<size_t>(n_keys), 0.0);
   double max = -1e300;
@@ -58,7 +59,8 @@ std::vector<double> Reference(const Cache& c, int64_t kv_head, const float* q, i
     if (softcap > 0.0) s[j] = softcap * std::tanh(s[j] / softcap);
     max = std::max(max, s[j]);
   }
-  double sum = 0.0;
+  if (!std::isnan(sink)) max = std::max(max, sink);
+  double sum = std::isnan(sink) ? 0.0 : std::exp(sink - max);
   for (int64_t j = first; j < n_keys; ++j) sum += (s[j] = std::exp(s[j] - max));
   std::vector<double> out(kHeadDim, 0.0);
   for (int64_t j = first; j < n_keys; ++j) {
@@ -129,6 +131,31 @@ TEST(AttentionTest, SlidingWindowAndSoftCapMatchDoubleReference) {
           for (int64_t i = 0; i < kHeadDim; ++i) {
             EXPECT_NEAR(out[i], ref[i], 1e-5) << "keys " << n_keys << " window " << window << " cap " << softcap;
           }
+        }
+      }
+    }
+  }
+}
+
+// A sink below, near and far above the scores (the last: nearly all weight
+// on the sink, the output near 0), with and without a window.
+TEST(AttentionTest, SinkJoinsTheDenominatorAsTheDoubleReference) {
+  Cache c = MakeCache(KvType::kF16, 100, 31);
+  std::mt19937_64 rng(32);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int64_t n_keys : {1, 33, 100}) {
+    for (int64_t window : {0, 5}) {
+      for (float sink : {-30.0f, 0.0f, 1.5f, 40.0f}) {
+        std::vector<float> q(kHeadDim);
+        for (float& x : q) x = normal(rng);
+        AttendOptions o;
+        o.scale = 0.25f;
+        o.window = window;
+        std::vector<float> out(kHeadDim);
+        AttendHead(c.view, 0, kHeadDim, q.data(), n_keys, o, out.data(), &sink);
+        const std::vector<double> ref = Reference(c, 0, q.data(), n_keys, o.scale, 0.0, window, sink);
+        for (int64_t i = 0; i < kHeadDim; ++i) {
+          EXPECT_NEAR(out[i], ref[i], 2e-6) << "keys " << n_keys << " window " << window << " sink " << sink;
         }
       }
     }

@@ -80,7 +80,8 @@ TEST_P(GluTest, ElementsIndependentOfLengthAndOffset) {
 
 INSTANTIATE_TEST_SUITE_P(Activations, GluTest,
                          ::testing::Values(GluCase{"swiglu", &SwiGluOptimized, &SwiGlu},
-                                           GluCase{"geglu", &GeGluOptimized, &GeGlu}),
+                                           GluCase{"geglu", &GeGluOptimized, &GeGlu},
+                                           GluCase{"swiglu_oai", &SwiGluOaiOptimized, &SwiGluOai}),
                          [](const ::testing::TestParamInfo<GluCase>& info) { return std::string(info.param.name); });
 
 TEST(GeluErfOptimized, EveryTargetGivesTheReferenceBitsAtAnyLengthAndOffset) {

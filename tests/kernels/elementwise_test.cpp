@@ -106,6 +106,40 @@ TEST(RopeTest, FrequencyFactorsDivideTheAngles) {
   EXPECT_NE(y[1], x[1]);
 }
 
+// llama.cpp's YaRN (ggml rope_yarn) for gpt-oss's parameters: base 150000,
+// factor 32, original context 4096, beta 32 / 1, n_rot 64.
+TEST(RopeTest, YarnBlendsInterpolatedAndExtrapolatedAngles) {
+  RopeParams p;
+  p.n_rot = 64;
+  p.freq_base = 150000.0f;
+  p.freq_scale = 1.0f / 32.0f;
+  p.mode = RopeMode::kNeox;
+  YarnCorrDims(64, 4096, p.freq_base, 32.0f, 1.0f, &p.yarn_low, &p.yarn_high);
+  // floor(64 ln(4096 / (64 pi)) / (2 ln 150000)) = 8, ceil(64 ln(4096 / (2 pi)) / (2 ln 150000)) = 18.
+  EXPECT_EQ(p.yarn_low, 8.0f);
+  EXPECT_EQ(p.yarn_high, 18.0f);
+  p.yarn_ext_factor = 1.0f;
+  p.mscale = 1.0f + 0.1f * std::log(32.0f);
+  const int64_t pos = 300;
+  std::vector<float> c(32), s(32);
+  RopeAngles(p, pos, c.data(), s.data());
+  for (int64_t i = 0; i < 32; ++i) {
+    const double extrap = pos * std::pow(150000.0, -2.0 * i / 64);
+    const double ramp = 1.0 - std::clamp((i - 8.0) / 10.0, 0.0, 1.0);
+    const double theta = extrap / 32.0 * (1.0 - ramp) + extrap * ramp;
+    EXPECT_NEAR(c[i], std::cos(theta) * p.mscale, 1e-6) << i;
+    EXPECT_NEAR(s[i], std::sin(theta) * p.mscale, 1e-6) << i;
+  }
+  // Below the low dim the angle is the extrapolated one, above the high the interpolated one.
+  RopeParams plain = p;
+  plain.yarn_ext_factor = 0.0f;
+  plain.mscale = 1.0f;
+  std::vector<float> pc(32), ps(32);
+  RopeAngles(plain, pos, pc.data(), ps.data());
+  EXPECT_NEAR(c[31] / p.mscale, pc[31], 1e-6);
+  EXPECT_NE(c[2] / p.mscale, pc[2]);
+}
+
 TEST(SoftmaxTest, MatchesDoubleAndSumsToOne) {
   std::vector<float> x = Random(50, 4);
   for (float& v : x) v *= 10.0f;
@@ -134,6 +168,15 @@ TEST(ActivationTest, MatchDouble) {
   }
   Add(g.data(), u.data(), 64, out.data());
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] + u[i]);
+  // gpt-oss's clamp: both sides of up at 7, gate above 7 only.
+  const std::vector<float> gates = {-20.0f, -1.0f, 0.0f, 0.5f, 6.9f, 7.0f, 30.0f, 2.0f};
+  const std::vector<float> ups = {0.3f, 9.0f, -9.0f, 1.5f, -0.25f, 100.0f, 2.0f, -3.0f};
+  std::vector<float> oai(gates.size());
+  SwiGluOai(gates.data(), ups.data(), static_cast<int64_t>(gates.size()), oai.data());
+  for (size_t i = 0; i < gates.size(); ++i) {
+    const double x = std::min(double{gates[i]}, 7.0), y = std::clamp(double{ups[i]}, -7.0, 7.0);
+    EXPECT_NEAR(oai[i], x / (1.0 + std::exp(-1.702 * x)) * (y + 1.0), 1e-5) << gates[i] << ", " << ups[i];
+  }
   Mul(g.data(), u.data(), 64, out.data());
   for (size_t i = 0; i < g.size(); ++i) EXPECT_EQ(out[i], g[i] * u[i]);
   out = g;
