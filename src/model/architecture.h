@@ -26,6 +26,7 @@ const Architecture& LlamaArchitecture();
 const Architecture& Qwen2Architecture();
 const Architecture& Qwen3Architecture();
 const Architecture& Qwen3MoeArchitecture();
+const Architecture& GptOssArchitecture();
 const Architecture& Qwen35Architecture();
 const Architecture& GemmaArchitecture();
 const Architecture& Gemma2Architecture();

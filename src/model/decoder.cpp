@@ -44,10 +44,12 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
     }
     if (options.sub_norms) l.attn_sub_norm = b.Vector(p + "attn_sub_norm.weight", h.q_dim());
     l.wo = b.Matrix(p + "attn_output.weight", h.q_dim(), h.n_embd);
+    if (options.out_bias) l.bo = b.Vector(p + "attn_output.bias", h.n_embd);
+    if (options.attn_sinks) l.attn_sinks = b.Vector(p + "attn_sinks.weight", h.n_head);
     if (options.post_norms) l.attn_post_norm = b.Vector(p + "post_attention_norm.weight", h.n_embd);
-    l.ffn_norm = b.Vector(p + "ffn_norm.weight", h.n_embd);
+    l.ffn_norm = b.Vector(p + options.ffn_norm_name, h.n_embd);
     if (options.moe) {
-      l.moe = BindMoeWeights(b, h, il);
+      l.moe = BindMoeWeights(b, h, il, options.moe_options);
     } else {
       l.gate = b.Matrix(p + "ffn_gate.weight", h.n_embd, h.n_ff);
       l.up = b.Matrix(p + "ffn_up.weight", h.n_embd, h.n_ff);
@@ -166,7 +168,8 @@ void NormRopeStore(const kernels::Ops& ops, const HParams& h, int64_t il, const 
 }
 
 void AttendRows(const kernels::Ops& ops, const HParams& h, int64_t il, const ForwardBatch& batch,
-                std::span<const kernels::KvView> views, const float* q, float* attn, ThreadPool& pool) {
+                std::span<const kernels::KvView> views, const float* q, float* attn, ThreadPool& pool,
+                const float* sinks) {
   // Every query (row, head) is independent: split over them, never over
   // keys (attend_work.h).
   kernels::AttendOptions attend;
@@ -182,7 +185,7 @@ void AttendRows(const kernels::Ops& ops, const HParams& h, int64_t il, const For
       for (int64_t r = w.row_begin; r < w.row_end; ++r) {  // row by row: neighbours have about the same keys
         for (int64_t hd = w.head_begin; hd < w.head_end; ++hd) {
           const int64_t at = r * h.q_dim() + hd * h.head_dim;
-          queries.push_back({&q[at], batch.positions[r] + 1, &attn[at]});
+          queries.push_back({&q[at], batch.positions[r] + 1, &attn[at], sinks == nullptr ? nullptr : &sinks[hd]});
         }
       }
       ops.attend(views[w.row_begin], w.kv_head, h.head_dim, queries, attend);
@@ -211,11 +214,12 @@ void DecoderModel::Attention(const ForwardBatch& batch, int64_t il, std::span<co
 
   NormRopeStore(ops_, h, il, l.q_norm, l.k_norm, batch, views, q.data(), k.data(), v.data(), pool);
   std::vector<float>& attn = s.attn;
-  AttendRows(ops_, h, il, batch, views, q.data(), attn.data(), pool);
+  AttendRows(ops_, h, il, batch, views, q.data(), attn.data(), pool, l.attn_sinks);
   NormRows(ops_, l.attn_sub_norm, n, h.q_dim(), h.rms_eps, attn.data(), pool);
   std::vector<float>& out = s.hn;  // the normed input is used up
   ops_.matmul(l.wo, attn.data(), n, out.data(), pool);
   ApplyScale(l.wo_scale, n * h.n_embd, out.data());
+  AddBias(l.bo, n, h.n_embd, out.data());
   NormRows(ops_, l.attn_post_norm, n, h.n_embd, h.rms_eps, out.data(), pool);
   kernels::Add(x.data(), out.data(), n * h.n_embd, x.data());
 }

@@ -1,5 +1,6 @@
 // The pre-norm decoder-only transformer shared by llama-family
-// architectures (llama, qwen2, qwen3, qwen3moe, gemma, gemma2, gemma3, bitnet):
+// architectures (llama, qwen2, qwen3, qwen3moe, gemma, gemma2, gemma3, bitnet,
+// gpt-oss):
 // RMSNorm, GQA attention with RoPE, gated feed-forward. An architecture file
 // chooses the variant (biases on q/k/v, RMS norms on q and k per head, post-
 // and sub-norms, per-tensor weight scales, FFN activation, rope mode) and
@@ -10,8 +11,8 @@
 //   h = rmsnorm(x) * attn_norm
 //   q, k, v = h Wq^T * sq (+ bq), h Wk^T * sk (+ bk), h Wv^T * sv (+ bv)
 //   q, k = rmsnorm_per_head(q) * q_norm, ... * k_norm;  rope(q), rope(k)
-//   a = attention(q, K, V)  (score = cap * tanh(q.k * attn_scale / cap), window)
-//   a = rmsnorm(a) * attn_sub_norm;  a = a Wo^T * so;  a = rmsnorm(a) * post_attention_norm
+//   a = attention(q, K, V)  (score = cap * tanh(q.k * attn_scale / cap), window, sink)
+//   a = rmsnorm(a) * attn_sub_norm;  a = a Wo^T * so (+ bo);  a = rmsnorm(a) * post_attention_norm
 //   x = x + a
 //   h = rmsnorm(x) * ffn_norm;  f = act(h Wg^T * sg) * (h Wu^T * su)
 //   f = rmsnorm(f) * ffn_sub_norm;  f = f Wd^T * sd;  f = rmsnorm(f) * post_ffw_norm
@@ -52,6 +53,11 @@ struct DecoderOptions {
   // blk.N.ffn_gate_inp and ffn_{gate,up,down}_exps (qwen3moe).
   bool moe = false;
   MoeOptions moe_options;
+  bool out_bias = false;    // blk.N.attn_output.bias (gpt-oss)
+  bool attn_sinks = false;  // blk.N.attn_sinks.weight, one logit per query head (gpt-oss, kernels/attention.h)
+  // The name of the feed-forward block's input norm: gpt-oss's files call
+  // it post_attention_norm (llama.cpp's LLM_TENSOR_ATTN_POST_NORM).
+  const char* ffn_norm_name = "ffn_norm.weight";
 };
 
 struct LayerWeights {
@@ -66,6 +72,8 @@ struct LayerWeights {
   const float* k_norm = nullptr;     // (head_dim), optional
   const float* attn_sub_norm = nullptr;   // (n_embd), optional
   kernels::Matrix wo;                     // (n_head * head_dim) -> (n_embd)
+  const float* bo = nullptr;              // (n_embd), optional
+  const float* attn_sinks = nullptr;      // (n_head), optional
   const float* attn_post_norm = nullptr;  // (n_embd), optional
   const float* ffn_norm = nullptr;        // (n_embd)
   kernels::Matrix gate;                   // (n_embd) -> (n_ff)
@@ -157,8 +165,10 @@ void NormRopeStore(const kernels::Ops& ops, const HParams& h, int64_t il, const 
                    const float* v, ThreadPool& pool);
 // attn (n, q_dim) := every query of q over its sequence's cached keys (layer
 // il's scale, soft cap and window).
+// sinks (n_head, optional): each query head's attention sink.
 void AttendRows(const kernels::Ops& ops, const HParams& h, int64_t il, const ForwardBatch& batch,
-                std::span<const kernels::KvView> views, const float* q, float* attn, ThreadPool& pool);
+                std::span<const kernels::KvView> views, const float* q, float* attn, ThreadPool& pool,
+                const float* sinks = nullptr);
 
 // Reads hyper-parameters, binds weights and builds the model: the body of an
 // architecture's `load`.

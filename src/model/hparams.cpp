@@ -40,6 +40,38 @@ Status ReadFloat(const gguf::File& file, const std::string& key, float* out) {
   return Status::Ok();
 }
 
+// llama.cpp's YaRN for `{arch}.rope.scaling.type` = yarn (gpt-oss):
+// rope.scaling.yarn_beta_fast and yarn_beta_slow (default 32 and 1), ext_factor 1, and attention factor
+// rope.scaling.attn_factor (default 1) times the magnitude correction
+// 1 + 0.1 ln(factor) that ggml's rope_yarn applies. DeepSeek's
+// yarn_log_multiplier form is refused.
+Status ReadYarn(const gguf::File& file, const std::string& p, HParams& h) {
+  float log_mul = 0.0f;
+  if (Status s = ReadFloat(file, p + "rope.scaling.yarn_log_multiplier", &log_mul); !s.ok()) return s;
+  if (log_mul != 0.0f) {
+    return Error(ErrorCode::kUnsupported, "metadata '{}rope.scaling.yarn_log_multiplier' is {}: that YaRN form is not "
+                 "supported yet", p, log_mul);
+  }
+  int64_t n_ctx_orig = h.n_ctx_train;
+  if (Status s = ReadInt(file, p + "rope.scaling.original_context_length", 1, int64_t{1} << 24, &n_ctx_orig, false);
+      !s.ok()) {
+    return s;
+  }
+  float attn_factor = 1.0f, beta_fast = 32.0f, beta_slow = 1.0f;
+  if (Status s = ReadPositiveFloatKey(file, p + "rope.scaling.attn_factor", &attn_factor); !s.ok()) return s;
+  if (Status s = ReadPositiveFloatKey(file, p + "rope.scaling.yarn_beta_fast", &beta_fast); !s.ok()) return s;
+  if (Status s = ReadPositiveFloatKey(file, p + "rope.scaling.yarn_beta_slow", &beta_slow); !s.ok()) return s;
+  if (h.rope.freq_scale < 1.0f) {
+    h.rope.yarn_ext_factor = 1.0f;
+    kernels::YarnCorrDims(h.rope.n_rot, n_ctx_orig, h.rope.freq_base, beta_fast, beta_slow, &h.rope.yarn_low,
+                          &h.rope.yarn_high);
+    h.rope.mscale = attn_factor * (1.0f + 0.1f * std::log(1.0f / h.rope.freq_scale));
+  } else {
+    h.rope.mscale = attn_factor;
+  }
+  return Status::Ok();
+}
+
 // Element i of an integer array, widened; false when the elements are not integers.
 bool ArrayInt(const gguf::Array& a, size_t i, int64_t* out) {
   switch (a.element_type) {
@@ -121,20 +153,26 @@ Expected<HParams> ReadHParams(const gguf::File& file, const std::string& arch, k
   if (!(h.rope.freq_base > 1.0f)) {
     return Error(ErrorCode::kCorrupt, "metadata '{}rope.freq_base' is {}, expected > 1", p, h.rope.freq_base);
   }
+  std::string scaling = "linear";
   if (file.Find(p + "rope.scaling.type") != nullptr) {
     Expected<std::string> type = file.GetString(p + "rope.scaling.type");
     if (!type.ok()) return type.status();
-    if (*type != "none" && *type != "linear") {
-      return Error(ErrorCode::kUnsupported, "metadata '{}rope.scaling.type' is '{}', expected none or linear", p, *type);
+    if (*type != "none" && *type != "linear" && *type != "yarn") {
+      return Error(ErrorCode::kUnsupported, "metadata '{}rope.scaling.type' is '{}', expected none, linear or yarn", p,
+                   *type);
     }
+    scaling = *type;
   }
   float factor = 0.0f;
   if (Status s = ReadFloat(file, p + "rope.scaling.factor", &factor); !s.ok()) return s;
-  if (factor != 0.0f) {
+  if (factor != 0.0f && scaling != "none") {
     if (!(factor > 0.0f)) {
       return Error(ErrorCode::kCorrupt, "metadata '{}rope.scaling.factor' is {}, expected > 0", p, factor);
     }
     h.rope.freq_scale = 1.0f / factor;
+  }
+  if (scaling == "yarn") {
+    if (Status s = ReadYarn(file, p, h); !s.ok()) return s;
   }
   h.attn_scale = 1.0f / std::sqrt(static_cast<float>(h.head_dim));
   h.rope_swa = h.rope;

@@ -26,13 +26,19 @@ Status ReadMoeHParams(const gguf::File& file, HParams& h) {
   return Status::Ok();
 }
 
-MoeWeights BindMoeWeights(TensorBinder& b, const HParams& h, int64_t il) {
+MoeWeights BindMoeWeights(TensorBinder& b, const HParams& h, int64_t il, const MoeOptions& options) {
   const std::string p = fmt::format("blk.{}.", il);
   MoeWeights w;
   w.router = b.Matrix(p + "ffn_gate_inp.weight", h.n_embd, h.n_expert);
   w.gate = b.Experts(p + "ffn_gate_exps.weight", h.n_embd, h.n_ff_exp, h.n_expert);
   w.up = b.Experts(p + "ffn_up_exps.weight", h.n_embd, h.n_ff_exp, h.n_expert);
   w.down = b.Experts(p + "ffn_down_exps.weight", h.n_ff_exp, h.n_embd, h.n_expert);
+  if (options.biases) {
+    w.router_bias = b.Vector(p + "ffn_gate_inp.bias", h.n_expert);
+    w.gate_bias = b.FloatMatrix(p + "ffn_gate_exps.bias", h.n_ff_exp, h.n_expert);
+    w.up_bias = b.FloatMatrix(p + "ffn_up_exps.bias", h.n_ff_exp, h.n_expert);
+    w.down_bias = b.FloatMatrix(p + "ffn_down_exps.bias", h.n_embd, h.n_expert);
+  }
   return w;
 }
 
@@ -59,9 +65,7 @@ void RouteRow(const float* logits, int64_t n_expert, int64_t n_used, const MoeOp
               float* weights) {
   thread_local std::vector<float> p;
   p.assign(logits, logits + n_expert);
-  switch (options.gating) {
-    case MoeGating::kSoftmax: kernels::Softmax(p.data(), n_expert); break;
-  }
+  if (options.gating == MoeGating::kSoftmax) kernels::Softmax(p.data(), n_expert);
   // The n_used largest, largest first; a tie goes to the lower expert. A
   // selection by repeated scans: n_used is a few and n_expert at most a few
   // hundred.
@@ -74,6 +78,7 @@ void RouteRow(const float* logits, int64_t n_expert, int64_t n_used, const MoeOp
     chosen[s] = best;
     weights[s] = p[static_cast<size_t>(best)];
   }
+  if (options.gating == MoeGating::kSoftmaxWeight) kernels::Softmax(weights, n_used);
   if (options.normalize_weights) {
     float sum = 0.0f;
     for (int64_t s = 0; s < n_used; ++s) sum += weights[s];
@@ -100,6 +105,7 @@ void MoeFeedForward(const kernels::Ops& ops, const MoeWeights& w, const HParams&
   float* weights = Sized(s.weights, n * k);
   float* slots = Sized(s.slots, n * k * n_embd);
   ops.matmul(w.router, h, n, logits, pool);
+  AddBias(w.router_bias, n, n_expert, logits);
   EachRow(pool, n, [&](int64_t r) {
     RouteRow(logits + r * n_expert, n_expert, k, options, chosen + r * k, weights + r * k);
   });
@@ -111,9 +117,15 @@ void MoeFeedForward(const kernels::Ops& ops, const MoeWeights& w, const HParams&
     float* up = Sized(s.up, m * n_ff);
     const kernels::MatMulJob jobs[] = {{&w.gate[static_cast<size_t>(e)], gate}, {&w.up[static_cast<size_t>(e)], up}};
     ops.matmul_many(std::span<const kernels::MatMulJob>(jobs), xs, m, pool);
-    EachRow(pool, m, [&](int64_t i) { ops.swiglu(gate + i * n_ff, up + i * n_ff, n_ff, gate + i * n_ff); });
+    if (w.gate_bias != nullptr) {
+      AddBias(w.gate_bias + e * n_ff, m, n_ff, gate);
+      AddBias(w.up_bias + e * n_ff, m, n_ff, up);
+    }
+    const auto act = options.activation == MoeActivation::kSwiGluOai ? ops.swiglu_oai : ops.swiglu;
+    EachRow(pool, m, [&](int64_t i) { act(gate + i * n_ff, up + i * n_ff, n_ff, gate + i * n_ff); });
     float* down = Sized(s.down, m * n_embd);
     ops.matmul(w.down[static_cast<size_t>(e)], gate, m, down, pool);
+    if (w.down_bias != nullptr) AddBias(w.down_bias + e * n_embd, m, n_embd, down);
     for (int64_t i = 0; i < m; ++i) {
       const int32_t slot = idx[i];
       float* dst = slots + static_cast<int64_t>(slot) * n_embd;

@@ -1,10 +1,13 @@
 // The mixture-of-experts feed-forward block shared by the MoE architectures
 // (qwen3moe, ...), as llama.cpp's build_moe_ffn computes it:
-//   logits = h Wrouter^T                       (n_expert)
-//   p = softmax(logits)                        (the gating)
+//   logits = h Wrouter^T (+ router bias)       (n_expert)
+//   p = softmax(logits)                        (the gating; kSoftmaxWeight: p = logits)
 //   chosen = the n_used largest p, largest first (ties: the lower expert)
-//   w = p[chosen], divided by their sum when normalised (sum clamped >= 2^-14)
-//   out = sum over slots s in that order of w_s * down_e(silu(gate_e h) * up_e h)
+//   w = p[chosen] (kSoftmaxWeight: softmax of them), divided by their sum
+//       when normalised (sum clamped >= 2^-14)
+//   out = sum over slots s in that order of w_s * (down_e(act(gate_e h + bg_e, up_e h + bu_e)) + bd_e)
+// with act silu(gate) * up, or gpt-oss's clamped swiglu_oai, and the expert
+// biases b*_e only where the architecture has them (gpt-oss).
 // The experts are the 3-D GGUF tensors ffn_{gate,up,down}_exps, each expert
 // one 2-D slice viewed in place.
 //
@@ -32,12 +35,21 @@ namespace trit::model {
 
 // How the router's logits become the chosen experts' weights.
 enum class MoeGating {
-  kSoftmax,  // softmax over all experts, then the top n_used (qwen3moe)
+  kSoftmax,        // softmax over all experts, then the top n_used (qwen3moe)
+  kSoftmaxWeight,  // the top n_used logits, then a softmax over them (gpt-oss)
+};
+
+// The experts' gated activation (kernels/activation.h).
+enum class MoeActivation {
+  kSilu,       // silu(gate) * up
+  kSwiGluOai,  // gpt-oss's clamped form (SwiGluOai)
 };
 
 struct MoeOptions {
   MoeGating gating = MoeGating::kSoftmax;
   bool normalize_weights = false;  // the chosen weights divided by their sum
+  MoeActivation activation = MoeActivation::kSilu;
+  bool biases = false;  // ffn_gate_inp.bias and ffn_{gate,up,down}_exps.bias (gpt-oss)
 };
 
 struct MoeWeights {
@@ -45,6 +57,11 @@ struct MoeWeights {
   std::vector<kernels::Matrix> gate;  // (n_expert) each (n_embd) -> (n_ff_exp)
   std::vector<kernels::Matrix> up;    // (n_expert) each (n_embd) -> (n_ff_exp)
   std::vector<kernels::Matrix> down;  // (n_expert) each (n_ff_exp) -> (n_embd)
+  // Optional biases (MoeOptions::biases), f32, row e for expert e.
+  const float* router_bias = nullptr;  // (n_expert)
+  const float* gate_bias = nullptr;    // (n_expert, n_ff_exp)
+  const float* up_bias = nullptr;      // (n_expert, n_ff_exp)
+  const float* down_bias = nullptr;    // (n_expert, n_embd)
 };
 
 // Reads {arch}.expert_count, expert_used_count and expert_feed_forward_length
@@ -52,8 +69,9 @@ struct MoeWeights {
 // Errors name the key; an architecture with experts requires the first two.
 Status ReadMoeHParams(const gguf::File& file, HParams& h);
 
-// Binds blk.<il>.ffn_gate_inp and ffn_{gate,up,down}_exps.
-MoeWeights BindMoeWeights(TensorBinder& b, const HParams& h, int64_t il);
+// Binds blk.<il>.ffn_gate_inp and ffn_{gate,up,down}_exps (and their biases
+// when options.biases).
+MoeWeights BindMoeWeights(TensorBinder& b, const HParams& h, int64_t il, const MoeOptions& options);
 
 // Every expert matrix of w, for the row-group repacking (repack_weights.h).
 void AppendExpertMatrices(MoeWeights& w, std::vector<kernels::Matrix*>& out);

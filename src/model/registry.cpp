@@ -7,10 +7,10 @@
 namespace trit::model {
 
 std::span<const Architecture* const> Architectures() {
-  static const std::array<const Architecture*, 11> kAll = {
+  static const std::array<const Architecture*, 12> kAll = {
       &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(),  &Qwen3MoeArchitecture(),
       &Qwen35Architecture(), &GemmaArchitecture(),  &Gemma2Architecture(), &Gemma3Architecture(),
-      &Gemma4Architecture(), &BitnetArchitecture(), &BertArchitecture()};
+      &Gemma4Architecture(), &GptOssArchitecture(), &BitnetArchitecture(), &BertArchitecture()};
   return kAll;
 }
 

@@ -80,7 +80,7 @@ std::vector<float> Chunked(const model::Model& m, size_t chunk, int n_threads, k
 const char* const kNewArchitectures[] = {"gemma", "gemma2", "gemma3", "bitnet"};
 
 TEST_F(ArchitecturesTest, RegisteredOnceEach) {
-  EXPECT_EQ(model::Architectures().size(), 11u);
+  EXPECT_EQ(model::Architectures().size(), 12u);
   for (const char* a : kNewArchitectures) {
     const model::Architecture* arch = model::FindArchitecture(a);
     ASSERT_NE(arch, nullptr) << a;
