@@ -109,7 +109,9 @@ int RunDoctor(const DoctorOptions& opt) {
     j["threads_default"] = threads_default;
     j["memory"] = {{"total_bytes", mem.total_bytes ? nlohmann::ordered_json(*mem.total_bytes) : nlohmann::ordered_json(nullptr)},
                    {"available_bytes",
-                    mem.available_bytes ? nlohmann::ordered_json(*mem.available_bytes) : nlohmann::ordered_json(nullptr)}};
+                    mem.available_bytes ? nlohmann::ordered_json(*mem.available_bytes) : nlohmann::ordered_json(nullptr)},
+                   {"cgroup_limit_bytes", mem.cgroup_limit_bytes ? nlohmann::ordered_json(*mem.cgroup_limit_bytes)
+                                                                 : nlohmann::ordered_json(nullptr)}};
     j["engines"] = EnginesJson(*registry);
     j["plugin_dirs"] = PluginDirectoriesJson(discovery.Directories());
     j["models_dir"] = models_dir.ok() ? nlohmann::ordered_json(*models_dir) : nlohmann::ordered_json(nullptr);
@@ -128,7 +130,10 @@ int RunDoctor(const DoctorOptions& opt) {
   fmt::print("simd:     kernels run {} (runnable here: {})\n", kernels::ActiveTargetName(), runnable);
   fmt::print("cpus:     {} logical, {} usable by this process; trit run uses {} threads unless --threads says\n",
              cpu.logical_cpus, cpu.usable_cpus, threads_default);
-  fmt::print("memory:   {} total, {} available\n", Bytes(mem.total_bytes), Bytes(mem.available_bytes));
+  fmt::print("memory:   {} total, {} available{}\n", Bytes(mem.total_bytes), Bytes(mem.available_bytes),
+             mem.cgroup_limit_bytes
+                 ? fmt::format(" (this process's memory cgroup is limited to {})", Bytes(mem.cgroup_limit_bytes))
+                 : "");
   fmt::print("engines:\n{}", EnginesText(*registry));
   fmt::print("{}", PluginDirectoriesText(discovery.Directories()));
   fmt::print("models:   {}\n", models_dir.ok() ? *models_dir : models_dir.status().message());

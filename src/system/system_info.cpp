@@ -95,9 +95,95 @@ CpuInfo ReadCpuInfo() {
   return c;
 }
 
+std::string MemoryCgroupDir(std::string_view proc_self_cgroup, std::string_view root) {
+  std::string v2;
+  size_t start = 0;
+  while (start < proc_self_cgroup.size()) {
+    size_t end = proc_self_cgroup.find('\n', start);
+    if (end == std::string_view::npos) end = proc_self_cgroup.size();
+    const std::string_view line = proc_self_cgroup.substr(start, end - start);
+    start = end + 1;
+    const size_t a = line.find(':');
+    const size_t b = a == std::string_view::npos ? a : line.find(':', a + 1);
+    if (b == std::string_view::npos) continue;
+    const std::string_view controllers = line.substr(a + 1, b - a - 1), path = line.substr(b + 1);
+    if (controllers.empty() && line.substr(0, a) == "0") {
+      v2 = std::string(root) + std::string(path);
+      continue;
+    }
+    std::istringstream list{std::string(controllers)};
+    for (std::string c; std::getline(list, c, ',');) {
+      if (c == "memory") return std::string(root) + "/memory" + std::string(path);
+    }
+  }
+  return v2;
+}
+
+std::optional<uint64_t> CgroupAvailable(const CgroupMemory& cg) {
+  if (!cg.limit) return std::nullopt;
+  const uint64_t used = cg.usage > cg.inactive_file ? cg.usage - cg.inactive_file : 0;
+  return used >= *cg.limit ? 0 : *cg.limit - used;
+}
+
+namespace {
+
+std::optional<uint64_t> ParseCount(std::string_view text) {
+  text = Trim(text);
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  uint64_t v = 0;
+  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
+
+// The value of `key` in a memory.stat ("key value" lines).
+uint64_t StatValue(std::string_view stat, std::string_view key) {
+  size_t start = 0;
+  while (start < stat.size()) {
+    size_t end = stat.find('\n', start);
+    if (end == std::string_view::npos) end = stat.size();
+    const std::string_view line = stat.substr(start, end - start);
+    start = end + 1;
+    if (line.size() > key.size() && line.substr(0, key.size()) == key && line[key.size()] == ' ') {
+      return ParseCount(line.substr(key.size() + 1)).value_or(0);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::optional<CgroupMemory> ReadCgroupMemory(const std::string& dir) {
+  CgroupMemory cg;
+  const std::string v2_max = ReadText((dir + "/memory.max").c_str());
+  if (!v2_max.empty()) {
+    cg.limit = ParseCount(v2_max);  // "max": none
+    cg.usage = ParseCount(ReadText((dir + "/memory.current").c_str())).value_or(0);
+    cg.inactive_file = StatValue(ReadText((dir + "/memory.stat").c_str()), "inactive_file");
+    return cg;
+  }
+  const std::string v1_limit = ReadText((dir + "/memory.limit_in_bytes").c_str());
+  if (v1_limit.empty()) return std::nullopt;
+  cg.limit = ParseCount(v1_limit);
+  if (cg.limit && *cg.limit >= (uint64_t{1} << 62)) cg.limit.reset();  // v1's "unlimited"
+  cg.usage = ParseCount(ReadText((dir + "/memory.usage_in_bytes").c_str())).value_or(0);
+  cg.inactive_file = StatValue(ReadText((dir + "/memory.stat").c_str()), "total_inactive_file");
+  return cg;
+}
+
 MemoryInfo ReadMemoryInfo() {
   const std::string text = ReadText("/proc/meminfo");
-  return {MeminfoBytes(text, "MemTotal"), MeminfoBytes(text, "MemAvailable")};
+  MemoryInfo m{MeminfoBytes(text, "MemTotal"), MeminfoBytes(text, "MemAvailable"), std::nullopt};
+  const std::string dir = MemoryCgroupDir(ReadText("/proc/self/cgroup"));
+  if (dir.empty()) return m;
+  std::optional<CgroupMemory> cg = ReadCgroupMemory(dir);
+  // In a container the cgroup's own directory is often the mount's root.
+  if (!cg) cg = ReadCgroupMemory(dir.find("/memory/") != std::string::npos ? "/sys/fs/cgroup/memory" : "/sys/fs/cgroup");
+  if (!cg || !cg->limit) return m;
+  m.cgroup_limit_bytes = cg->limit;
+  const std::optional<uint64_t> left = CgroupAvailable(*cg);
+  if (left && (!m.available_bytes || *left < *m.available_bytes)) m.available_bytes = left;
+  return m;
 }
 
 }  // namespace trit::system

@@ -21,8 +21,32 @@ struct CpuInfo {
 
 struct MemoryInfo {
   std::optional<uint64_t> total_bytes;      // MemTotal
-  std::optional<uint64_t> available_bytes;  // MemAvailable
+  // MemAvailable, or less when this process's memory cgroup allows less
+  // (its limit minus what it uses, its inactive file pages counted free):
+  // under a container's or systemd-run's limit, page cache counts against
+  // the limit, and a copy sized by MemAvailable alone would be OOM-killed.
+  std::optional<uint64_t> available_bytes;
+  std::optional<uint64_t> cgroup_limit_bytes;  // the memory cgroup's limit; nullopt when none (or unlimited)
 };
+
+// A memory cgroup's figures, read from its directory (v2: memory.max,
+// memory.current, memory.stat inactive_file; v1: memory.limit_in_bytes,
+// memory.usage_in_bytes, memory.stat total_inactive_file).
+struct CgroupMemory {
+  std::optional<uint64_t> limit;  // nullopt: "max" or v1's unlimited (near 2^63)
+  uint64_t usage = 0;
+  uint64_t inactive_file = 0;
+};
+
+// The directory of this process's memory cgroup from /proc/self/cgroup's
+// text: v1's "N:memory:/path" under <root>/memory, else v2's "0::/path"
+// under <root>; empty when neither line is there.
+std::string MemoryCgroupDir(std::string_view proc_self_cgroup, std::string_view root = "/sys/fs/cgroup");
+// What the cgroup leaves: limit - usage + inactive_file (clamped at 0,
+// and at most the limit); nullopt without a limit.
+std::optional<uint64_t> CgroupAvailable(const CgroupMemory& cg);
+// The figures of the cgroup directory `dir`; nullopt when it has none.
+std::optional<CgroupMemory> ReadCgroupMemory(const std::string& dir);
 
 // The first "model name" value of /proc/cpuinfo text; empty when none.
 std::string CpuModelFromCpuinfo(std::string_view cpuinfo);
