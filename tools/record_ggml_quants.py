@@ -2,6 +2,9 @@
 """Records ggml's own quantizer output, with and without importance weights,
 for tests/quant/weighted_quantize_test.cpp to compare trit's bytes against.
 
+Also records ggml's dequantization of MXFP4 blocks with every exponent
+byte (tests/quant/dequantize_test.cpp).
+
 Calls `ggml_quantize_chunk` in the libggml-base that llama-cpp-python ships
 (the quantizer `llama-quantize` runs: with an importance matrix its
 quantize_row_*_impl paths, without one the *_ref paths) on rows made by a
@@ -31,8 +34,30 @@ MASK = (1 << 64) - 1
 # ggml_type ids (GGUF tensor type ids) of the types ggml weighs by an
 # importance matrix and trit reproduces byte for byte.
 TYPES = {"q4_0": 2, "q4_1": 3, "q5_0": 6, "q5_1": 7, "q4_K": 12, "q5_K": 13, "q6_K": 14}
+# Types whose quantizer ggml runs the same with or without importance
+# weights, and trit reproduces byte for byte: 'plain' only.
+PLAIN_ONLY_TYPES = {"mxfp4": 39}
 BLOCK = {"q4_0": (32, 18), "q4_1": (32, 20), "q5_0": (32, 22), "q5_1": (32, 24),
-         "q4_K": (256, 144), "q5_K": (256, 176), "q6_K": (256, 210)}
+         "q4_K": (256, 144), "q5_K": (256, 176), "q6_K": (256, 210), "mxfp4": (32, 17)}
+
+
+class TypeTraits(ctypes.Structure):
+    """ggml.h's struct ggml_type_traits (the fields up to to_float)."""
+    _fields_ = [("type_name", ctypes.c_char_p), ("blck_size", ctypes.c_int64),
+                ("blck_size_interleave", ctypes.c_int64), ("type_size", ctypes.c_size_t),
+                ("is_quantized", ctypes.c_bool), ("to_float", ctypes.c_void_p)]
+
+
+def mxfp4_exponent_blocks():
+    """256 MXFP4 blocks, block e with exponent byte e and the 32 nibbles
+    (j + e) % 16 (every code, in an order that moves with e): the bytes
+    whose dequantization ggml records, every E8M0 value included."""
+    out = bytearray()
+    for e in range(256):
+        out.append(e)
+        for j in range(16):
+            out.append(((j + e) % 16) | (((15 - j + e) % 16) << 4))
+    return bytes(out)
 
 
 class SplitMix64:
@@ -108,20 +133,33 @@ def main():
     rows, importance = make_inputs()
     out = {
         "about": "ggml_quantize_chunk output (llama-cpp-python " + version + "'s libggml-base) on the rows of "
-                 "tools/record_ggml_quants.py; 'plain' without importance weights, 'weighted' with them",
+                 "tools/record_ggml_quants.py; 'plain' without importance weights, 'weighted' with them (types ggml quantizes the same either way: 'plain' only); 'dequantized': "
+                 "ggml's to_float of the blocks mxfp4_exponent_blocks() makes",
         "n_per_row": N_PER_ROW, "n_rows": N_ROWS, "seed": SEED,
         "plain": {}, "weighted": {},
     }
-    for name, type_id in TYPES.items():
+    for name, type_id in list(TYPES.items()) + list(PLAIN_ONLY_TYPES.items()):
         block, size = BLOCK[name]
         nbytes = N_ROWS * (N_PER_ROW // block) * size
-        for key, weights in (("plain", None), ("weighted", importance)):
+        keys = (("plain", None),) if name in PLAIN_ONLY_TYPES else (("plain", None), ("weighted", importance))
+        for key, weights in keys:
             dst = ctypes.create_string_buffer(nbytes)
             got = lib.ggml_quantize_chunk(type_id, rows.ctypes.data, dst, 0, N_ROWS, N_PER_ROW,
                                           None if weights is None else weights.ctypes.data)
             if got != nbytes:
                 sys.exit(f"record_ggml_quants.py: {name}: ggml wrote {got} bytes, expected {nbytes}")
             out[key][name] = dst.raw.hex()
+    # ggml's own dequantization (its type traits' to_float) of MXFP4 blocks
+    # with every exponent byte: the floats' bits, little-endian f32 hex.
+    lib.ggml_get_type_traits.restype = ctypes.POINTER(TypeTraits)
+    lib.ggml_get_type_traits.argtypes = [ctypes.c_int]
+    to_float = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
+        lib.ggml_get_type_traits(PLAIN_ONLY_TYPES["mxfp4"]).contents.to_float)
+    blocks = mxfp4_exponent_blocks()
+    src = ctypes.create_string_buffer(blocks, len(blocks))
+    floats = np.zeros(256 * 32, dtype=np.float32)
+    to_float(ctypes.addressof(src), floats.ctypes.data, floats.size)
+    out["dequantized"] = {"mxfp4": {"blocks": blocks.hex(), "floats": floats.astype("<f4").tobytes().hex()}}
     pathlib.Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
     print(f"record_ggml_quants.py: wrote {args.out}", file=sys.stderr)
 

@@ -10,6 +10,7 @@
 #include "quant/iq_quants.h"
 #include "quant/k_quants.h"
 #include "quant/legacy_quants.h"
+#include "quant/mxfp4_quants.h"
 #include "quant/ternary_quants.h"
 
 namespace trit::quant {
@@ -52,7 +53,7 @@ constexpr std::array<TypeInfo, 32> kTypes = {{
     {T::kBF16, "bf16", 1, 2, DequantizeRowBF16, QuantizeRowBF16},
     {T::kTQ1_0, "tq1_0", kQK_K, sizeof(BlockTQ1_0), DequantizeRowTQ1_0, QuantizeRowTQ1_0},
     {T::kTQ2_0, "tq2_0", kQK_K, sizeof(BlockTQ2_0), DequantizeRowTQ2_0, QuantizeRowTQ2_0},
-    {T::kMXFP4, "mxfp4", kQKMxfp4, sizeof(BlockMxfp4), nullptr, nullptr},
+    {T::kMXFP4, "mxfp4", kQKMxfp4, sizeof(BlockMxfp4), DequantizeRowMXFP4, QuantizeRowMXFP4},
 }};
 
 constexpr bool IdsAscending() {

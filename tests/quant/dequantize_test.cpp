@@ -5,11 +5,17 @@
 // is exact in float32, hence EXPECT_EQ.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
 #include <vector>
 
 #include "quant/k_quants.h"
 #include "quant/types.h"
+#include "test_paths.h"
 
 namespace trit::quant {
 namespace {
@@ -333,6 +339,98 @@ TEST(DequantizeTest, IQ4_NL) {
   }
   EXPECT_EQ(y[0], -63.5f);
   EXPECT_EQ(y[16], 56.5f);
+}
+
+// GGML's kvalues_mxfp4 (twice the E2M1 values), written out here for the
+// same reason.
+constexpr int kMxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+
+// MXFP4: x = 2^(e - 128) * kMxfp4[q] (half of the E8M0 scale 2^(e - 127),
+// the table being doubled), nibbles as q4_0. e = 127: 0.5; e = 130: 4.
+TEST(DequantizeTest, MXFP4) {
+  std::vector<uint8_t> b;
+  b.push_back(127);
+  for (int j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(j | ((15 - j) << 4)));
+  b.push_back(130);  // a second block with its own exponent
+  for (int j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(((j + 3) & 15) | (j << 4)));
+  const auto y = DequantizeBytes(GgmlType::kMXFP4, b);
+  ASSERT_EQ(y.size(), 64u);
+  for (int j = 0; j < 16; ++j) {
+    EXPECT_EQ(y[j], 0.5f * kMxfp4[j]) << j;
+    EXPECT_EQ(y[16 + j], 0.5f * kMxfp4[15 - j]) << j;
+    EXPECT_EQ(y[32 + j], 4.0f * kMxfp4[(j + 3) & 15]) << j;
+    EXPECT_EQ(y[48 + j], 4.0f * kMxfp4[j]) << j;
+  }
+  EXPECT_EQ(y[7], 6.0f);     // code 7: E2M1 6 (12 doubled) at 2^-1
+  EXPECT_EQ(y[16], -6.0f);   // code 15: -6
+  EXPECT_EQ(y[8], 0.0f);     // code 8 (E2M1 -0) reads as +0, as ggml's table has it
+  EXPECT_FALSE(std::signbit(y[8]));
+  EXPECT_EQ(y[32 + 4], 48.0f);  // code 7 at 2^2
+}
+
+// The E8M0 edges as ggml converts them (ggml_e8m0_to_fp32_half): e = 0 and
+// 1 the subnormal scales 2^-128 and 2^-127 (values stay exact: 12 * 2^-128 is
+// a subnormal float too), 127 gives 0.5, 254 gives 2^126 and 255, which the
+// OCP spec reserves for NaN, 2^127; products past the float range are
+// infinities (ggml's too), never NaN.
+TEST(DequantizeTest, MXFP4ExponentEdges) {
+  for (int e : {0, 1, 2, 126, 127, 128, 253, 254, 255}) {
+    std::vector<uint8_t> b;
+    b.push_back(static_cast<uint8_t>(e));
+    for (int j = 0; j < 16; ++j) b.push_back(static_cast<uint8_t>(j | ((15 - j) << 4)));
+    const auto y = DequantizeBytes(GgmlType::kMXFP4, b);
+    for (int j = 0; j < 16; ++j) {
+      // std::ldexp on floats: 2^(e - 128) times the value, overflowing to inf.
+      EXPECT_EQ(y[j], std::ldexp(static_cast<float>(kMxfp4[j]), e - 128)) << "e " << e << " j " << j;
+      EXPECT_EQ(y[16 + j], std::ldexp(static_cast<float>(kMxfp4[15 - j]), e - 128)) << "e " << e << " j " << j;
+    }
+  }
+  const auto at = [](int e, int code) {
+    std::vector<uint8_t> b(17, 0);
+    b[0] = static_cast<uint8_t>(e);
+    b[1] = static_cast<uint8_t>(code);
+    return DequantizeBytes(GgmlType::kMXFP4, b)[0];
+  };
+  EXPECT_EQ(at(0, 1), std::ldexp(1.0f, -128));
+  EXPECT_EQ(at(1, 1), std::ldexp(1.0f, -127));
+  EXPECT_EQ(at(0, 7), 12.0f * std::ldexp(1.0f, -128));
+  EXPECT_EQ(at(127, 1), 0.5f);
+  EXPECT_EQ(at(254, 1), std::ldexp(1.0f, 126));
+  EXPECT_EQ(at(254, 3), 3.0f * std::ldexp(1.0f, 126));  // 1.5 * 2^127: the largest finite value
+  EXPECT_EQ(at(254, 4), INFINITY);
+  EXPECT_EQ(at(255, 1), std::ldexp(1.0f, 127));
+  EXPECT_EQ(at(255, 9), -std::ldexp(1.0f, 127));
+  EXPECT_EQ(at(255, 2), INFINITY);
+  EXPECT_EQ(at(255, 0), 0.0f);
+}
+
+// Bit for bit what ggml's own dequantizer (its type traits' to_float, through
+// llama-cpp-python's libggml-base; tools/record_ggml_quants.py) gives for 256
+// blocks, block e with exponent byte e and nibbles (j + e) % 16 low,
+// (15 - j + e) % 16 high: every exponent against every code.
+TEST(DequantizeTest, MXFP4MatchesGgmlForEveryExponent) {
+  std::ifstream f(trit::testing::SourcePath("tests/data/reference/ggml_quants.json"));
+  const nlohmann::json ref = nlohmann::json::parse(f).at("dequantized").at("mxfp4");
+  const auto bytes_of = [](const std::string& hex) {
+    std::vector<uint8_t> out;
+    for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+    return out;
+  };
+  const std::vector<uint8_t> blocks = bytes_of(ref.at("blocks").get<std::string>());
+  const std::vector<uint8_t> floats = bytes_of(ref.at("floats").get<std::string>());
+  ASSERT_EQ(blocks.size(), 256u * 17u);
+  for (int e = 0; e < 256; ++e) {  // the recorded blocks are the ones described above
+    ASSERT_EQ(blocks[e * 17], e);
+    for (int j = 0; j < 16; ++j) ASSERT_EQ(blocks[e * 17 + 1 + j], ((j + e) % 16) | (((15 - j + e) % 16) << 4));
+  }
+  const auto y = DequantizeBytes(GgmlType::kMXFP4, blocks);
+  ASSERT_EQ(floats.size(), y.size() * 4);
+  for (size_t i = 0; i < y.size(); ++i) {
+    uint32_t got, want;
+    std::memcpy(&got, &y[i], 4);
+    std::memcpy(&want, &floats[4 * i], 4);  // little-endian, as x86 and ARM store it
+    ASSERT_EQ(got, want) << "block " << i / 32 << " element " << i % 32;
+  }
 }
 
 // IQ4_XS: sub-block i (32 elements) has x = d * (ls_i - 32) * kIQ4NL[q]. The

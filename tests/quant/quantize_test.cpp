@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "quant/types.h"
@@ -37,6 +38,7 @@ constexpr Bound kBounds[] = {
     {GgmlType::kQ4_0, 9.9e-2},   {GgmlType::kQ4_1, 9.0e-2},  {GgmlType::kQ6_K, 2.05e-2},
     {GgmlType::kQ5_K, 4.2e-2},   {GgmlType::kQ4_K, 8.2e-2},  {GgmlType::kTQ2_0, 0.85},
     {GgmlType::kTQ1_0, 0.85},    {GgmlType::kIQ4_NL, 8.6e-2}, {GgmlType::kIQ4_XS, 8.7e-2},
+    {GgmlType::kMXFP4, 0.131},
 };
 
 std::string Name(GgmlType type) { return std::string(GetType(type).name); }
@@ -72,7 +74,10 @@ TEST_P(RoundTripTest, ConstantBlocks) {
     // and iq4_xs (whose fp16 d = s / -32 is subnormal for c = 0.01).
     const bool k_quant = t.type == GgmlType::kQ4_K || t.type == GgmlType::kQ5_K || t.type == GgmlType::kQ6_K ||
                          t.type == GgmlType::kIQ4_XS;
-    const double tol = k_quant ? 2e-2 : t.type == GgmlType::kBF16 ? 4e-3 : 1e-3;
+    // MXFP4's scale is a power of two and its values E2M1's 0.5 .. 6, so a
+    // constant lands between two of them: up to 25% off (0.01 -> 0.01171875,
+    // QuantizeTest.MXFP4ExponentRule; 0.75 and -3 are exact).
+    const double tol = t.type == GgmlType::kMXFP4 ? 0.25 : k_quant ? 2e-2 : t.type == GgmlType::kBF16 ? 4e-3 : 1e-3;
     for (float v : y) ASSERT_NEAR(v, c, tol * std::fabs(c)) << t.name << " c=" << c;
   }
 }
@@ -88,6 +93,12 @@ TEST_P(RoundTripTest, SingleHugeOutlier) {
     // d = 2000; 1000 / 2000 = 0.5 rounds away from zero to +1.
     EXPECT_EQ(y[37], 2000.0f) << t.name;
     EXPECT_EQ(y[40], -2000.0f) << t.name;
+  } else if (t.type == GgmlType::kMXFP4) {
+    // ggml's exponent: floor(log2 2000) - 2 + 127 = 135, scale 2^7 = 128;
+    // 1000 / 128 = 7.8 -> 8, and -2000 / 128 = -15.6 clips to -12 (the
+    // rule keeps the block's largest value at or past the top code).
+    EXPECT_EQ(y[37], 1024.0f) << t.name;
+    EXPECT_EQ(y[40], -1536.0f) << t.name;
   } else {
     // The outliers set their block's scale, so they themselves survive well:
     // within 5%, or for the iq4 codebook, whose values nearest 1000 / (2000 / 127)
@@ -316,6 +327,103 @@ TEST(QuantizeTest, IQ4_XSExactValuesRoundTrip) {
     EXPECT_EQ(ls, kL[i] + 32) << i;
   }
   EXPECT_EQ(Dequantize(t, b, 256), x);
+}
+
+// MXFP4, ggml's quantize_row_mxfp4_ref: e = floor(log2 amax) - 2 + 127 and
+// each element the code nearest x / 2^(e - 128) (ties to the lower index).
+// Data that is exactly 0.5 * kvalues (amax 6: e = 127, scale 0.5) stores
+// those codes, except that -0 (code 8) is stored as code 0, and round-trips
+// exactly.
+TEST(QuantizeTest, MXFP4ExactValuesRoundTrip) {
+  constexpr int kMxfp4[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+  std::vector<float> x(32);
+  for (int j = 0; j < 32; ++j) x[j] = 0.5f * kMxfp4[(j * 7) % 16];
+  const TypeInfo& t = GetType(GgmlType::kMXFP4);
+  const auto b = Quantize(t, x);
+  ASSERT_EQ(b.size(), 17u);
+  EXPECT_EQ(b[0], 127);
+  const auto code = [](int j) { return (j * 7) % 16 == 8 ? 0 : (j * 7) % 16; };
+  for (int j = 0; j < 16; ++j) EXPECT_EQ(b[1 + j], code(j) | (code(j + 16) << 4)) << j;
+  EXPECT_EQ(Dequantize(t, b, 32), x);
+}
+
+// The exponent rule block by block (hand-computed from ggml's formula):
+// amax 7.9 -> floor(log2) 2 -> e 127, scale 0.5, and 7.9 / 0.5 = 15.8 clips
+// to code 7 (12: 6.0); amax 8 -> e 128, scale 1; amax 0.75 -> e 124;
+// amax 0.01 -> e 118 (scale 2^-10), 10.24 -> 12 (0.01171875); amax 3e38
+// -> e 252.
+TEST(QuantizeTest, MXFP4ExponentRule) {
+  const TypeInfo& t = GetType(GgmlType::kMXFP4);
+  const auto block_of = [&](float amax) {
+    std::vector<float> x(32, 0.0f);
+    x[5] = -amax;
+    return Quantize(t, x);
+  };
+  const std::vector<uint8_t> a = block_of(7.9f);
+  EXPECT_EQ(a[0], 127);
+  EXPECT_EQ(a[1 + 5], 15);  // -12: -6.0
+  EXPECT_EQ(Dequantize(t, a, 32)[5], -6.0f);
+  EXPECT_EQ(block_of(8.0f)[0], 128);
+  EXPECT_EQ(block_of(8.0f)[1 + 5], 14);  // -8 at scale 1
+  EXPECT_EQ(block_of(7.999f)[0], 127);
+  EXPECT_EQ(block_of(0.75f)[0], 124);
+  EXPECT_EQ(block_of(0.01f)[0], 118);
+  EXPECT_EQ(Dequantize(t, block_of(0.01f), 32)[5], -0.01171875f);
+  EXPECT_EQ(block_of(3e38f)[0], 252);
+  EXPECT_EQ(block_of(std::ldexp(1.0f, -125))[0], 0);  // the smallest exponent amax reaches
+  // All zeros: e = 0 and every code 0.
+  EXPECT_EQ(Quantize(t, std::vector<float>(32, 0.0f)), std::vector<uint8_t>(17, 0));
+}
+
+// Ties between two codes go to the lower index, as ggml's scan keeps the
+// first of equal errors: at scale 0.5, 5 is as far from 4 (code 6) as from
+// 6 (code 7) -> code 6; -5 -> code 14 (-4); +-0.25 -> code 0 (0, not -0.5
+// or +0.5); 2.5 -> code 4 (2, not 3).
+TEST(QuantizeTest, MXFP4TiesGoToTheLowerIndex) {
+  std::vector<float> x(32, 0.0f);
+  x[0] = 6.0f;  // amax 6: e = 127, scale 0.5
+  x[1] = 5.0f;
+  x[2] = -5.0f;
+  x[3] = 0.25f;
+  x[4] = -0.25f;
+  x[5] = 2.5f;
+  x[16] = -1.25f;  // between -1 (code 10) and -1.5 (code 11): code 10
+  const auto b = Quantize(GetType(GgmlType::kMXFP4), x);
+  EXPECT_EQ(b[0], 127);
+  EXPECT_EQ(b[1], 7 | (10 << 4));
+  EXPECT_EQ(b[2], 6);
+  EXPECT_EQ(b[3], 14);
+  EXPECT_EQ(b[4], 0);
+  EXPECT_EQ(b[5], 0);
+  EXPECT_EQ(b[6], 4);
+}
+
+// Below amax = 2^-125 ggml's exponent is negative and its (x86) conversion
+// to uint8_t keeps the low 8 bits: 2^-126 -> 255, 2^-149 (the smallest
+// subnormal) -> -24 + 256 = 232; at those scales every element is code 0.
+// These are the bytes ggml_quantize_chunk writes on x86 (llama-cpp-python
+// 0.3.36).
+TEST(QuantizeTest, MXFP4TinyBlocksAsGgmlOnX86) {
+  const TypeInfo& t = GetType(GgmlType::kMXFP4);
+  for (const auto& [amax, e] : {std::pair{std::ldexp(1.0f, -126), 255}, std::pair{std::ldexp(1.0f, -130), 251},
+                                std::pair{std::ldexp(1.0f, -149), 232}}) {
+    std::vector<float> x(32, 0.0f);
+    x[0] = amax;
+    x[1] = -amax / 2;
+    const auto b = Quantize(t, x);
+    EXPECT_EQ(b[0], e) << amax;
+    for (int j = 1; j < 17; ++j) EXPECT_EQ(b[j], 0) << amax << " byte " << j;
+  }
+  // 2^-125: e = 0, scale 2^-128: codes 6 (8), 12 (-4) and 3 (1.5, for 2.67).
+  std::vector<float> x(32, 0.0f);
+  x[0] = std::ldexp(1.0f, -125);
+  x[1] = -x[0] / 2;
+  x[2] = x[0] / 3;
+  const auto b = Quantize(t, x);
+  EXPECT_EQ(b[0], 0);
+  EXPECT_EQ(b[1], 6);
+  EXPECT_EQ(b[2], 12);
+  EXPECT_EQ(b[3], 3);
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ constexpr RealBound kRealBounds[] = {
     {GgmlType::kQ4_0, 9.9e-2},  {GgmlType::kQ4_1, 0.101},  {GgmlType::kQ6_K, 2.0e-2},
     {GgmlType::kQ5_K, 4.35e-2}, {GgmlType::kQ4_K, 9.0e-2}, {GgmlType::kTQ2_0, 0.74},
     {GgmlType::kTQ1_0, 0.74},   {GgmlType::kIQ4_NL, 9.1e-2}, {GgmlType::kIQ4_XS, 9.2e-2},
+    {GgmlType::kMXFP4, 0.133},
 };
 
 TEST(RealTensorTest, QuantizationErrorOnRealWeights) {

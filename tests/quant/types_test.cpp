@@ -76,7 +76,7 @@ TEST(TypesTest, RequiredTypesHaveFunctions) {
   for (GgmlType type : {GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16, GgmlType::kQ8_0, GgmlType::kQ4_0,
                         GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ4_K, GgmlType::kQ5_K,
                         GgmlType::kQ6_K, GgmlType::kTQ1_0, GgmlType::kTQ2_0, GgmlType::kIQ4_NL,
-                        GgmlType::kIQ4_XS}) {
+                        GgmlType::kIQ4_XS, GgmlType::kMXFP4}) {
     const TypeInfo& t = GetType(type);
     EXPECT_NE(t.dequantize, nullptr) << t.name;
     EXPECT_NE(t.quantize, nullptr) << t.name;
