@@ -37,6 +37,7 @@ QuantKernel QuantKernelFor(GgmlType type) {
     case GgmlType::kQ6_K: return &simd::DotQ6_K;
     case GgmlType::kIQ4_NL: return &simd::DotIQ4_NL;
     case GgmlType::kIQ4_XS: return &simd::DotIQ4_XS;
+    case GgmlType::kMXFP4: return &simd::DotMXFP4;
     default: return nullptr;
   }
 }
@@ -82,6 +83,7 @@ int64_t ActivationBlock(GgmlType type) {
     case GgmlType::kQ6_K:
     case GgmlType::kIQ4_XS: return 256;
     case GgmlType::kIQ4_NL:
+    case GgmlType::kMXFP4:
     case GgmlType::kQ4_0:
     case GgmlType::kQ4_1:
     case GgmlType::kQ5_0:

@@ -46,6 +46,11 @@ using VI8 = hn::VFromD<D8>;
 // together: dot.h's 8 lanes, lane b % 8.
 constexpr int64_t kGroup = kDotLanes;
 
+// How a block stores its scale d_w: an f16 (every format but one), or
+// MXFP4's E8M0 exponent byte e, d_w = 2^(e - 128) (quant::E8M0ToFloatHalf,
+// exact: the frames below take e as a uint16 and make the float's bits).
+enum class BlockScale { kF16, kE8M0 };
+
 #if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
 #define TRIT_X86 1
 #endif
@@ -159,12 +164,27 @@ HWY_INLINE void ReduceGroup(const V32* v, int32_t* out) {
 #endif
 }
 
+// The float 2^(e - 128) of each lane's exponent e (uint16 at e16, < 256),
+// quant::E8M0ToFloatHalf's bits: e < 2 the subnormals 0x00200000 << e,
+// else (e - 1) << 23.
+template <class DF>
+HWY_INLINE hn::VFromD<DF> E8M0HalfToFloat(DF df, const uint16_t* e16) {
+  const hn::RebindToUnsigned<DF> du;
+  const hn::Rebind<uint16_t, DF> du16;
+  const auto e = hn::PromoteTo(du, hn::LoadU(du16, e16));
+  const auto one = hn::Set(du, 1u);
+  const auto normal = hn::ShiftLeft<23>(hn::Sub(e, one));
+  const auto subnormal = hn::IfThenElse(hn::Eq(e, hn::Zero(du)), hn::Set(du, 0x00200000u), hn::Set(du, 0x00400000u));
+  return hn::BitCast(df, hn::IfThenElse(hn::Lt(e, hn::Set(du, 2u)), subnormal, normal));
+}
+
 // For the kGroup lanes i < n (the rest padded with zeros):
 //   acc[i] += (w_scale[i] * a_scale[i]) * float(isum[i] - (a_sum[i] << kShift))
 // (no a_sum term when kShift < 0), lane by lane, one rounding per operation;
 // with weight mins (q4_1, q5_1: x = d q + m) the sum gets a second term:
 //   acc[i] += (w_scale * a_scale) * float(isum) + (w_min * a_scale) * float(a_sum).
-template <int kShift, bool kMin = false>
+// scale_bits holds f16 bits, or with kE8M0 the exponent bytes e (uint16).
+template <int kShift, bool kMin = false, BlockScale kScale = BlockScale::kF16>
 HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const uint16_t* scale_bits,
                              const float* a_scale, const int32_t* a_sum, int64_t n,
                              const uint16_t* min_bits = nullptr) {
@@ -183,8 +203,13 @@ HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const
   }
   constexpr int64_t kL = static_cast<int64_t>(hn::MaxLanes(df));
   for (int64_t i = 0; i < kGroup; i += kL) {
-    // f16 -> f32 is exact on every target (F16C or Highway's emulation).
-    const auto ws = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i)));
+    hn::VFromD<decltype(df)> ws;
+    if constexpr (kScale == BlockScale::kE8M0) {
+      ws = E8M0HalfToFloat(df, scale_bits + i);
+    } else {
+      // f16 -> f32 is exact on every target (F16C or Highway's emulation).
+      ws = hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(scale_bits + i)));
+    }
     auto is = hn::LoadU(di, isum + i);
     if constexpr (kShift >= 0) is = is - hn::ShiftLeft<kShift>(hn::LoadU(di, a_sum + i));
     const auto as = hn::LoadU(df, a_scale + i);
@@ -204,7 +229,8 @@ HWY_INLINE void CombineGroup(float* HWY_RESTRICT acc, const int32_t* isum, const
 // and activation row, in increasing b: acc[b % 8] += (d_w * d_a) * isum,
 // then the fixed tree of dot.h.
 // kMinOffset >= 0: the block has an f16 min there (CombineGroup's kMin).
-template <int64_t kRows, int kShift, class BlockDot, int64_t kMinOffset = -1>
+// kScale: the scale at scale_offset is an f16, or one E8M0 byte (MXFP4).
+template <int64_t kRows, int kShift, class BlockDot, int64_t kMinOffset = -1, BlockScale kScale = BlockScale::kF16>
 HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t scale_offset,
                           const BlockDot& block_dot) {
   const int64_t n_a = kRows > 0 ? kRows : g.n_a;  // a constant for decode (1 row): accumulators stay in registers
@@ -219,7 +245,11 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
       V32 v[kRowTile][kGroup];
       auto one_block = [&](int64_t i) {
         const uint8_t* block = w + (b0 + i) * block_bytes;
-        std::memcpy(&scale_bits[i], block + scale_offset, 2);
+        if constexpr (kScale == BlockScale::kE8M0) {
+          scale_bits[i] = block[scale_offset];
+        } else {
+          std::memcpy(&scale_bits[i], block + scale_offset, 2);
+        }
         if constexpr (kMinOffset >= 0) std::memcpy(&min_bits[i], block + kMinOffset, 2);
         V32 vb[kRowTile];
         block_dot(block, b0 + i, vb);
@@ -238,7 +268,7 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
       for (int64_t r = 0; r < n_a; ++r) {
         HWY_ALIGN int32_t isum[kGroup];
         ReduceGroup(v[r], isum);
-        CombineGroup<kShift, (kMinOffset >= 0)>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
+        CombineGroup<kShift, (kMinOffset >= 0), kScale>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
                                                 g.a_sum + r * g.n_blocks + b0, nb, min_bits);
       }
     }
@@ -383,6 +413,17 @@ HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
 #endif
 
 #ifdef TRIT_X86_256
+// E8M0HalfToFloat for the 8 uint16 exponents of e16 (QuantRows8's scales).
+HWY_INLINE hn::VFromD<hn::CappedTag<float, 8>> E8M0HalfToFloat8(__m128i e16) {
+  const __m256i e = _mm256_cvtepu16_epi32(e16);
+  const __m256i normal = _mm256_slli_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(1)), 23);
+  const __m256i subnormal = _mm256_sllv_epi32(_mm256_set1_epi32(0x00200000), e);  // used for e < 2 only
+  const __m256i small = _mm256_cmpgt_epi32(_mm256_set1_epi32(2), e);
+  return hn::VFromD<hn::CappedTag<float, 8>>{_mm256_castsi256_ps(_mm256_blendv_epi8(normal, subnormal, small))};
+}
+#endif
+
+#ifdef TRIT_X86_256
 // Batches of 32-element formats, 8 weight rows at once: lane j of every
 // vector belongs to weight row o + j. decode(b, w, scales, mins) gives
 // block b of the 8 rows transposed by 4-byte groups in w[s], s < 8 (lane j
@@ -397,7 +438,10 @@ HWY_INLINE V32 MulPairsI16(V16 a, V16 b) {
 // second term. kMaxQ: the largest unsigned quant; without VNNI, as many
 // maddubs steps as stay exact (no int16 pair sum past 32767) are added in
 // int16 before one madd: fewer multiply-port operations, the same integers.
-template <int64_t kRows, int kShift, bool kSigned, bool kMin, int kMaxQ, class Decode>
+// kScale kE8M0: decode's scales are the rows' 8 E8M0 exponents as uint16
+// (MXFP4), made into floats as CombineGroup makes them.
+template <int64_t kRows, int kShift, bool kSigned, bool kMin, int kMaxQ, BlockScale kScale = BlockScale::kF16,
+          class Decode>
 HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
   constexpr int kExact = 32767 / (2 * kMaxQ * 127);  // maddubs results whose sum fits int16
   constexpr int kInt16Steps = (kSigned || HWY_TARGET == HWY_AVX3_DL) ? 1 : kExact >= 8 ? 8 : kExact >= 4 ? 4 : 1;
@@ -415,7 +459,7 @@ HWY_INLINE void QuantRows8(const QuantDotArgs& g, const Decode& decode) {
     __m256i w[8];
     __m128i scale_bits, min_bits = _mm_setzero_si128();  // the 8 rows' f16 scales (and mins)
     decode(b, w, scale_bits, min_bits);
-    const VF ws{_mm256_cvtph_ps(scale_bits)};  // exact
+    const VF ws = kScale == BlockScale::kE8M0 ? E8M0HalfToFloat8(scale_bits) : VF{_mm256_cvtph_ps(scale_bits)};  // exact
     const VF ms{_mm256_cvtph_ps(min_bits)};
     for (int64_t r = 0; r < n_a; ++r) {
       const int8_t* a = g.a + r * g.a_stride + b * 32;
@@ -513,6 +557,13 @@ HWY_INLINE void DecodeNibbles8(const uint8_t* qs, int64_t rb, __m256i* w) {
 HWY_INLINE __m128i ScalesOf8Rows(const uint8_t* p, int64_t rb) {
   HWY_ALIGN uint16_t bits[8];
   for (int64_t j = 0; j < 8; ++j) std::memcpy(&bits[j], p + j * rb, 2);
+  return _mm_load_si128(reinterpret_cast<const __m128i*>(bits));
+}
+
+// The 8 rows' E8M0 exponent bytes at p + j * rb, as uint16 (MXFP4).
+HWY_INLINE __m128i ExponentsOf8Rows(const uint8_t* p, int64_t rb) {
+  HWY_ALIGN uint16_t bits[8];
+  for (int64_t j = 0; j < 8; ++j) bits[j] = p[j * rb];
   return _mm_load_si128(reinterpret_cast<const __m128i*>(bits));
 }
 

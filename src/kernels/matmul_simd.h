@@ -1,6 +1,6 @@
 // The per-CPU-target dot-product kernels behind MatMulOptimized
 // (matmul_optimized.h), compiled once per Highway target in matmul_simd.cpp
-// (q2_K, q3_K: matmul_simd_kquants_low.cpp; iq4_nl, iq4_xs:
+// (q2_K, q3_K: matmul_simd_kquants_low.cpp; iq4_nl, iq4_xs, mxfp4:
 // matmul_simd_iq4.cpp; f32, f16, bf16: matmul_simd_float.cpp) and chosen at run time
 // (HWY_DYNAMIC_DISPATCH). Internal to kernels/.
 //
@@ -18,7 +18,9 @@
 //     the same, and Q2_K with sub-blocks of 16; Q6_K one term, isum = sum
 //     over sub-blocks of scale * (sum q a - 32 * activation sum), Q3_K the
 //     same with q3 + 4 and 4; IQ4_NL isum = sum v[q] a over the codebook
-//     values v, IQ4_XS isum = sum over sub-blocks of (ls - 32) sum v[q] a);
+//     values v, IQ4_XS isum = sum over sub-blocks of (ls - 32) sum v[q] a,
+//     MXFP4 isum = sum v[q] a over the doubled E2M1 values v, with
+//     d_w = 2^(e - 128) from the block's E8M0 byte);
 //   float types (f32, f16, bf16): dot.h's order exactly (element k into lane
 //     k % 8, lanes summed in the fixed tree), so they equal the reference
 //     MatMul bit for bit.
@@ -90,6 +92,7 @@ void DotQ5_K(const QuantDotArgs& args);   // 256-element activation blocks, with
 void DotQ6_K(const QuantDotArgs& args);   // 256-element activation blocks, with a_sum16
 void DotIQ4_NL(const QuantDotArgs& args);  // 32-element activation blocks
 void DotIQ4_XS(const QuantDotArgs& args);  // 256-element activation blocks
+void DotMXFP4(const QuantDotArgs& args);   // 32-element activation blocks
 void DotF32(const FloatDotArgs& args);
 void DotF16(const FloatDotArgs& args);
 void DotBF16(const FloatDotArgs& args);

@@ -1,22 +1,28 @@
-// Highway kernels of matmul_simd.h for the two 4-bit i-quants (iq4_nl,
-// iq4_xs), compiled once per target (foreach_target) like matmul_simd.cpp
-// and dispatched at run time, with its frames and dot steps
+// Highway kernels of matmul_simd.h for the 4-bit codebook formats (iq4_nl,
+// iq4_xs, mxfp4), compiled once per target (foreach_target) like
+// matmul_simd.cpp and dispatched at run time, with its frames and dot steps
 // (matmul_simd-inl.h).
 //
-// Both index one 16-entry int8 codebook (quant::kIQ4NLValues) with 4-bit
-// quants. The codebook fits one 128-bit register, so a byte shuffle (pshufb,
-// Highway's TableLookupBytes) turns 16 nibbles (32 on 256-bit x86, one
-// codebook copy per half) into their signed values, and the dot products are
-// then exact int8 ones (MulAddI8I8). Per block:
+// Each indexes one 16-entry int8 table with 4-bit quants (quant::kIQ4NLValues
+// for the i-quants, quant::kMxfp4Values, twice the E2M1 values, for mxfp4).
+// A table fits one 128-bit register, so a byte shuffle (pshufb, Highway's
+// TableLookupBytes) turns 16 nibbles (32 on 256-bit x86, one table copy per
+// half) into their signed values, and the dot products are then exact int8
+// ones (MulAddI8I8). Per block:
 //   iq4_nl: isum_b = sum_k v[q_k] a_k                      (32 elements)
 //   iq4_xs: isum_b = sum_i (ls_i - 32) sum_k v[q_k] a_k    (8 sub-blocks of 32)
+//   mxfp4:  isum_b = sum_k v[q_k] a_k                      (32 elements), with
+//           d_w = 2^(e - 128) from the block's E8M0 byte (BlockScale::kE8M0)
 // exact (|isum_b| < 2^26), then QuantRows's float step, so every target, row
-// count and layout returns the same bits.
+// count and layout returns the same bits. mxfp4's 8-row kernels look up
+// v + 16 (4..28, unsigned) and take 16 a_sum out (kShift 4): the same
+// integer, with q4_0's cheaper unsigned steps.
 #include "kernels/matmul_simd.h"
 
 #include <cstring>
 
 #include "quant/iq_quants.h"
+#include "quant/mxfp4_quants.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/matmul_simd_iq4.cpp"
@@ -38,14 +44,19 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr int64_t kNlBytes = 18;   // iq4_nl: d, qs[16]
 constexpr int64_t kXsBytes = 136;  // iq4_xs: d, scales_h[2], scales_l[4], qs[128]
 constexpr int64_t kXsQs = 8;
+constexpr int64_t kMxBytes = 17;   // mxfp4: e, qs[16]
+
+// mxfp4's table plus 16, unsigned (the 8-row kernels' and the panels' quants).
+HWY_ALIGN constexpr uint8_t kMxfp4Plus16[16] = {16, 17, 18, 19, 20, 22, 24, 28, 16, 15, 14, 13, 12, 10, 8, 4};
+static_assert(kMxfp4Plus16[15] == quant::kMxfp4Values[15] + 16 && kMxfp4Plus16[7] == quant::kMxfp4Values[7] + 16);
 
 // The 6-bit scale of sub-block i of an iq4_xs block, less 32 (-32..31).
 HWY_INLINE int32_t XsScale(const uint8_t* block, int i) { return quant::IQ4XSScale(block + 2, block + 4, i) - 32; }
 
 #ifdef TRIT_X86_256
-// The codebook in both 128-bit halves (pshufb looks up within a half).
-HWY_INLINE __m256i Codebook() {
-  return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kIQ4NLValues)));
+// A 16-byte table in both 128-bit halves (pshufb looks up within a half).
+HWY_INLINE __m256i Codebook(const void* table = quant::kIQ4NLValues) {
+  return _mm256_broadcastsi128_si256(_mm_loadu_si128(static_cast<const __m128i*>(table)));
 }
 
 // The 32 values of a group's 16 nibble bytes in element order: low nibbles
@@ -56,33 +67,34 @@ HWY_INLINE VI8 Values32(const uint8_t* qs, __m256i codebook) {
   return VI8{_mm256_shuffle_epi8(codebook, idx)};
 }
 #else
-// The same into out[0..32), 16 lookups at a time where vectors hold 16
-// bytes (SSE4, NEON, EMU128), else one at a time.
-HWY_INLINE void Values32(const uint8_t* qs, int8_t* out) {
+// The same into out[0..32) from `table`, 16 lookups at a time where vectors
+// hold 16 bytes (SSE4, NEON, EMU128), else one at a time.
+HWY_INLINE void Values32(const uint8_t* qs, const int8_t* table, int8_t* out) {
   const hn::CappedTag<int8_t, 16> d;
   if constexpr (hn::MaxLanes(d) == 16) {
     const hn::RebindToUnsigned<decltype(d)> du;
-    const auto codebook = hn::LoadU(d, quant::kIQ4NLValues);
+    const auto codebook = hn::LoadU(d, table);
     const auto nibbles = hn::LoadU(du, qs);
     hn::StoreU(hn::TableLookupBytes(codebook, hn::BitCast(d, hn::And(nibbles, hn::Set(du, uint8_t{0x0F})))), d, out);
     hn::StoreU(hn::TableLookupBytes(codebook, hn::BitCast(d, hn::ShiftRight<4>(nibbles))), d, out + 16);
   } else {
     for (int j = 0; j < 16; ++j) {
-      out[j] = quant::kIQ4NLValues[qs[j] & 0x0F];
-      out[j + 16] = quant::kIQ4NLValues[qs[j] >> 4];
+      out[j] = table[qs[j] & 0x0F];
+      out[j + 16] = table[qs[j] >> 4];
     }
   }
 }
 #endif
 
 // v[r] (kAdd: v[r] +) int32 lanes totalling scale * sum_k v[q_k] a_r[k] for
-// the group of 32 at qs against a + r * a_stride, r < n_a.
+// the group of 32 at qs against a + r * a_stride, r < n_a, v = table.
 template <bool kAdd>
-HWY_INLINE void Group32(const uint8_t* qs, const int8_t* a, int64_t a_stride, int64_t n_a, int32_t scale, V32* v) {
+HWY_INLINE void Group32(const uint8_t* qs, const int8_t* a, int64_t a_stride, int64_t n_a, int32_t scale, V32* v,
+                        const int8_t* table = quant::kIQ4NLValues) {
   const D8 d8;
   const D32 d32;
 #ifdef TRIT_X86_256
-  const VI8 w = Values32(qs, Codebook());
+  const VI8 w = Values32(qs, Codebook(table));
   const __m256i w_abs = _mm256_sign_epi8(w.raw, w.raw);
   // Pairs |w| (a with w's sign) <= 2 * 127 * 127, times the scale (both
   // int16 halves of each lane) summed in int32: exact.
@@ -94,7 +106,7 @@ HWY_INLINE void Group32(const uint8_t* qs, const int8_t* a, int64_t a_stride, in
   }
 #else
   HWY_ALIGN int8_t w[32];
-  Values32(qs, w);
+  Values32(qs, table, w);
   const int64_t n = static_cast<int64_t>(hn::Lanes(d8));
   const V32 sv = hn::Set(d32, scale);
   for (int64_t r = 0; r < n_a; ++r) {
@@ -124,11 +136,23 @@ void DotIQ4_XSRows(const QuantDotArgs& g) {
   });
 }
 
+template <int64_t kRows>
+void DotMXFP4Rows(const QuantDotArgs& g) {
+  const int64_t n_a = kRows > 0 ? kRows : g.n_a;
+  auto block_dot = [&](const uint8_t* block, int64_t b, V32* v) {
+    Group32<false>(block + 1, g.a + b * 32, g.a_stride, n_a, 1, v, quant::kMxfp4Values);
+  };
+  QuantRows<kRows, -1, decltype(block_dot), -1, BlockScale::kE8M0>(g, kMxBytes, 0, block_dot);
+}
+
 void DotIQ4_NLRowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotIQ4_NLRows<decltype(rows)::value>(g); });
 }
 void DotIQ4_XSRowLayout(const QuantDotArgs& g) {
   ByRowCount(g.n_a, [&](auto rows) { DotIQ4_XSRows<decltype(rows)::value>(g); });
+}
+void DotMXFP4RowLayout(const QuantDotArgs& g) {
+  ByRowCount(g.n_a, [&](auto rows) { DotMXFP4Rows<decltype(rows)::value>(g); });
 }
 
 #ifdef TRIT_X86_256
@@ -157,6 +181,36 @@ void DotIQ4_NLRows8(const QuantDotArgs& g) {
     DecodeNibbles8(p + 2, g.w_row_bytes, w);
     values(w);
     scales = ScalesOf8Rows(p, g.w_row_bytes);
+  });
+}
+
+// mxfp4, 8 weight rows at once (QuantRows8, unsigned v + 16 with 16 a_sum
+// taken out): the nibbles transposed as q4_0's, then looked up; the rows'
+// E8M0 bytes (the first 8 bytes of a row-group block, repack.h) as scales.
+template <int64_t kRows>
+void DotMXFP4Rows8(const QuantDotArgs& g) {
+  const __m256i table = Codebook(kMxfp4Plus16);
+  auto values = [&](__m256i* w) {
+    for (int s = 0; s < 8; ++s) w[s] = _mm256_shuffle_epi8(table, w[s]);
+  };
+  constexpr int kMaxQ = 28;
+  if (g.row_groups) {
+    QuantRows8<kRows, 4, false, false, kMaxQ, BlockScale::kE8M0>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
+      const uint8_t* p = g.w + b * 8 * kMxBytes;
+      PrefetchAhead(p, 8 * kMxBytes);
+      scales = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      __m256i quad[4];
+      for (int t = 0; t < 4; ++t) quad[t] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + 8 + 32 * t));
+      SplitNibbles(quad, w);
+      values(w);
+    });
+    return;
+  }
+  QuantRows8<kRows, 4, false, false, kMaxQ, BlockScale::kE8M0>(g, [&](int64_t b, __m256i* w, __m128i& scales, __m128i&) {
+    const uint8_t* p = g.w + b * kMxBytes;
+    DecodeNibbles8(p + 1, g.w_row_bytes, w);
+    values(w);
+    scales = ExponentsOf8Rows(p, g.w_row_bytes);
   });
 }
 
@@ -232,6 +286,17 @@ void DotIQ4_XSKernel(const QuantDotArgs& g) {
   RowLayoutOrGroups<DotIQ4_XSRowLayout>(g, quant::GgmlType::kIQ4_XS, TRIT_ROWS8(DotIQ4_XSRows8));
 }
 
+// mxfp4: as iq4_nl.
+void DotMXFP4Kernel(const QuantDotArgs& g) {
+#ifdef TRIT_X86_256
+  const QuantDotArgs rest =
+      EightRowGroups<DotMXFP4Rows8<1>, DotMXFP4Rows8<kRowTile>, DotMXFP4Rows8<kGroupRowTile>, DotMXFP4Rows8<0>>(g);
+  if (rest.n_w > 0) DotMXFP4RowLayout(rest);
+#else
+  g.row_groups ? FromRowGroups<DotMXFP4RowLayout>(g, quant::GgmlType::kMXFP4) : DotMXFP4RowLayout(g);
+#endif
+}
+
 #undef TRIT_X86
 #undef TRIT_X86_256
 #undef TRIT_ROWS8
@@ -246,9 +311,11 @@ namespace trit::kernels::simd {
 
 HWY_EXPORT(DotIQ4_NLKernel);
 HWY_EXPORT(DotIQ4_XSKernel);
+HWY_EXPORT(DotMXFP4Kernel);
 
 void DotIQ4_NL(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotIQ4_NLKernel)(args); }
 void DotIQ4_XS(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotIQ4_XSKernel)(args); }
+void DotMXFP4(const QuantDotArgs& args) { HWY_DYNAMIC_DISPATCH(DotMXFP4Kernel)(args); }
 
 }  // namespace trit::kernels::simd
 #endif  // HWY_ONCE

@@ -51,6 +51,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
   static constexpr Part kIQ4_XS[] = {{0, 2, 2}, {2, 2, 2}, {4, 4, 4}, {8, 128, 4}};  // d; scales_h; scales_l; quants
   static constexpr Part kTQ2_0[] = {{64, 2, 2}, {0, 64, 4}};  // d; quants by 4-byte groups
   static constexpr Part kTQ1_0[] = {{52, 2, 2}, {0, 48, 4}, {48, 4, 4}};  // d; qs by 4-byte groups; qh
+  static constexpr Part kMXFP4[] = {{0, 1, 1}, {1, 16, 4}};  // e; quants by 4-byte groups
   static constexpr Part kHalf8[] = {{0, 16, 16}};  // f16, bf16: 8 values a row (LayoutBlockOf)
   switch (type) {
     case quant::GgmlType::kQ4_0: return kQ4_0;
@@ -63,6 +64,7 @@ std::span<const Part> PartsOf(quant::GgmlType type) {
     case quant::GgmlType::kQ6_K: return kQ6_K;
     case quant::GgmlType::kIQ4_NL: return kQ4_0;  // the same bytes as q4_0; only the codebook differs
     case quant::GgmlType::kIQ4_XS: return kIQ4_XS;
+    case quant::GgmlType::kMXFP4: return kMXFP4;
     case quant::GgmlType::kTQ2_0: return kTQ2_0;
     case quant::GgmlType::kTQ1_0: return kTQ1_0;
     case quant::GgmlType::kF16:
@@ -87,9 +89,11 @@ void MoveBlock(std::span<const Part> parts, int64_t block_bytes, int64_t b, uint
           to_group ? std::memcpy(packed, row, 4) : std::memcpy(row, packed, 4);
         } else if (p.unit == 16) {
           to_group ? std::memcpy(packed, row, 16) : std::memcpy(row, packed, 16);
-        } else {
-          TRIT_CHECK(p.unit == 2);
+        } else if (p.unit == 2) {
           to_group ? std::memcpy(packed, row, 2) : std::memcpy(row, packed, 2);
+        } else {
+          TRIT_CHECK(p.unit == 1);
+          to_group ? (*packed = *row) : (*row = *packed);
         }
       }
     }

@@ -21,6 +21,8 @@
 //   q5_K (176 bytes): q4_K's parts with the 32 bytes of qh (8 x 32 bytes)
 //     between the scales and the quants;
 //   iq4_nl (18 bytes): as q4_0;
+//   mxfp4 (17 bytes): e (one byte of each row: 8 bytes), then the 16
+//     bytes of quants by 4-byte groups, like q4_0;
 //   iq4_xs (136 bytes): d, scales_h (2 bytes of each row), scales_l (one
 //     4-byte word per row: 32 bytes), the 128 quant bytes by 4-byte groups;
 //   tq2_0 (66 bytes): d, then the 64 bytes of qs by 4-byte groups (16 x 32
@@ -36,7 +38,7 @@
 // Same bytes, same size: only the order.
 //
 // Which matrices are repacked: q4_0, q4_1, q5_0, q5_1, q8_0, q4_K, q5_K, q6_K, iq4_nl,
-// iq4_xs, tq2_0 and tq1_0 ones of at least 8 rows, when the CPU runs a kernel target with row-group kernels
+// iq4_xs, mxfp4, tq2_0 and tq1_0 ones of at least 8 rows, when the CPU runs a kernel target with row-group kernels
 // (x86 AVX2 and up); f16 and bf16 ones whose rows are whole blocks of 8 values, when it runs AVX-512. The optimized kernels on other targets read the layout too (by
 // restoring a group's rows on the fly), so results never depend on it.
 #pragma once

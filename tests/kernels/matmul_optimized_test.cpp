@@ -132,7 +132,8 @@ INSTANTIATE_TEST_SUITE_P(Types, OptimizedMatMulTest,
                          ::testing::Values(GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kQ4_0, GgmlType::kQ8_0,
                                            GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1, GgmlType::kQ2_K,
                                            GgmlType::kQ3_K, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K,
-                                           GgmlType::kIQ4_NL, GgmlType::kIQ4_XS, GgmlType::kF32, GgmlType::kF16, GgmlType::kBF16),
+                                           GgmlType::kIQ4_NL, GgmlType::kIQ4_XS, GgmlType::kMXFP4, GgmlType::kF32, GgmlType::kF16,
+                                           GgmlType::kBF16),
                          [](const ::testing::TestParamInfo<GgmlType>& info) {
                            return std::string(quant::GetType(info.param).name);
                          });
@@ -278,8 +279,67 @@ TEST(OptimizedMatMul, PanelBatchesOf256BlocksGiveTheBitsOfSingleRows) {
 TEST(OptimizedMatMul, PanelBatchesOf32BlocksGiveTheBitsOfSingleRows) {
   // 13 blocks a row: the last group of 8 blocks is partial.
   ExpectPanelBatchesMatchSingleRows({{GgmlType::kQ8_0, 40}, {GgmlType::kQ5_0, 24}, {GgmlType::kQ4_0, 17},
-                                     {GgmlType::kQ4_1, 8}, {GgmlType::kQ5_1, 16}, {GgmlType::kIQ4_NL, 9}},
+                                     {GgmlType::kQ4_1, 8}, {GgmlType::kQ5_1, 16}, {GgmlType::kIQ4_NL, 9},
+                                     {GgmlType::kMXFP4, 24}},
                                     13 * 32);
+}
+
+// MXFP4's E8M0 scales over their whole range, subnormal ones (e = 0, 1)
+// included: every target, both layouts, decode and batches give exactly
+// matmul_simd.h's definition, written out here from the activation blocks:
+// per block isum = sum v[q] a_q (exact), acc[b % 8] += (2^(e - 128) * d_a) *
+// isum in increasing b, then dot.h's tree. (Quantized N(0, 1) weights keep e
+// near 126; these blocks are random bytes with chosen exponents. e stays at
+// or below 230, where no product overflows.)
+TEST(OptimizedMatMul, MXFP4FollowsTheDefinitionOverEveryExponentRange) {
+  const uint64_t seed = FreshSeed();
+  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  std::mt19937_64 rng(seed);
+  const quant::TypeInfo& t = quant::GetType(GgmlType::kMXFP4);
+  constexpr int64_t kCols = 21 * 32, kRows = 19;
+  constexpr uint8_t kExponents[] = {0, 1, 2, 3, 100, 118, 120, 125, 126, 127, 128, 129, 135, 150, 180, 230};
+  std::vector<uint8_t> bytes(static_cast<size_t>(kCols / 32 * 17 * kRows));
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    bytes[i] = i % 17 == 0 ? kExponents[rng() % std::size(kExponents)] : static_cast<uint8_t>(rng());
+  }
+  const Matrix w{&t, bytes.data(), kCols, kRows, static_cast<uint64_t>(kCols / 32 * 17)};
+  std::vector<uint8_t> packed(bytes.size());
+  const Matrix groups = RepackRowGroups(w, packed.data());
+  constexpr int kValues[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+  ThreadPool pool(2);
+  for (int64_t m : {1, 5, 17}) {
+    const std::vector<float> x = RandomActivations(m * kCols, rng);
+    QuantizedRows a;
+    QuantizeRows(x.data(), m, kCols, 32, a);
+    std::vector<float> want(static_cast<size_t>(m * kRows));
+    for (int64_t r = 0; r < m; ++r) {
+      for (int64_t o = 0; o < kRows; ++o) {
+        float acc[8] = {};
+        for (int64_t b = 0; b < kCols / 32; ++b) {
+          const uint8_t* block = bytes.data() + o * w.row_bytes + b * 17;
+          int32_t isum = 0;
+          for (int j = 0; j < 16; ++j) {
+            isum += kValues[block[1 + j] & 15] * a.q[static_cast<size_t>(r * kCols + b * 32 + j)];
+            isum += kValues[block[1 + j] >> 4] * a.q[static_cast<size_t>(r * kCols + b * 32 + 16 + j)];
+          }
+          // Separate roundings (the tests' baseline x86-64 has no FMA to fuse them into).
+          const float scale = std::ldexp(1.0f, block[0] - 128) * a.scale[static_cast<size_t>(r * (kCols / 32) + b)];
+          const float term = scale * static_cast<float>(isum);
+          acc[b % 8] = acc[b % 8] + term;
+        }
+        want[static_cast<size_t>(r * kRows + o)] = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+      }
+    }
+    for (int64_t target : RunnableTargets()) {
+      TargetPin pin(target);
+      for (const Matrix* matrix : {&w, &groups}) {
+        std::vector<float> y(want.size());
+        MatMulOptimized(*matrix, x.data(), m, y.data(), pool);
+        EXPECT_TRUE(SameBits(y, want)) << TargetName(target) << " m " << m
+                                       << (matrix == &w ? " rows" : " row groups");
+      }
+    }
+  }
 }
 
 TEST(ActivationQuant, EveryTargetMatchesTheScalarDefinition) {

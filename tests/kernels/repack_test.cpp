@@ -104,7 +104,7 @@ TEST_P(RepackTest, SameBitsAsRowLayoutOnEveryTargetBatchAndThreadCount) {
 INSTANTIATE_TEST_SUITE_P(Types, RepackTest,
                          ::testing::Values(GgmlType::kQ4_0, GgmlType::kQ4_1, GgmlType::kQ5_0, GgmlType::kQ5_1,
                                            GgmlType::kQ8_0, GgmlType::kQ4_K, GgmlType::kQ5_K, GgmlType::kQ6_K, GgmlType::kIQ4_NL,
-                                           GgmlType::kIQ4_XS, GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kF16,
+                                           GgmlType::kIQ4_XS, GgmlType::kMXFP4, GgmlType::kTQ2_0, GgmlType::kTQ1_0, GgmlType::kF16,
                                            GgmlType::kBF16),
                          [](const auto& info) { return std::string(quant::GetType(info.param).name); });
 
