@@ -15,6 +15,7 @@
 
 #include "base/check.h"
 #include "quant/iq_quants.h"
+#include "quant/mxfp4_quants.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/matmul_panel.cpp"
@@ -42,7 +43,7 @@ constexpr int64_t kDOff = kMinOff + 8 * 64;          // 64 bytes
 constexpr int64_t kDminOff = kDOff + 64;             // 64 bytes
 constexpr int64_t kBlockBytes = kDminOff + 64;
 // The same for the formats of 32-element blocks (q4_0, q4_1, q5_0, q5_1,
-// q8_0, iq4_nl): 8 units, d, and the min m of q4_1/q5_1.
+// q8_0, iq4_nl, mxfp4): 8 units, d, and the min m of q4_1/q5_1.
 constexpr int64_t kSmallDOff = 8 * 64;
 constexpr int64_t kSmallMinOff = kSmallDOff + 64;
 constexpr int64_t kSmallBlockBytes = kSmallMinOff + 64;
@@ -63,6 +64,11 @@ struct DecodedHalf {
   void D(int64_t off, const uint8_t* f16x8) const {
     _mm256_store_ps(reinterpret_cast<float*>(block + off + 32 * g),
                     _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(f16x8))));
+  }
+  // The same from the 8 rows' E8M0 bytes (mxfp4: 2^(e - 128), QuantRows8's conversion).
+  void DE8M0(int64_t off, const uint8_t* e8) const {
+    _mm256_store_ps(reinterpret_cast<float*>(block + off + 32 * g),
+                    E8M0HalfToFloat8(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(e8)))).raw);
   }
 };
 
@@ -192,6 +198,19 @@ HWY_INLINE void DecodeIQ4_NL(const uint8_t* p, const DecodedHalf& out) {
   SplitNibbles(quad, w);
   for (int s = 0; s < 8; ++s) w[s] = _mm256_shuffle_epi8(codebook, w[s]);
   StoreSmall(out, p, -1, w, true);
+}
+
+// mxfp4 (repack.h: the 8 rows' e, then the quants as q4_0's): the table
+// values + 16 (4..28, DotMXFP4Rows8's), the start -16 sum a.
+HWY_INLINE void DecodeMXFP4(const uint8_t* p, const DecodedHalf& out) {
+  const __m256i table = _mm256_add_epi8(
+      _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(quant::kMxfp4Values))),
+      _mm256_set1_epi8(16));
+  __m256i quad[4], w[8];
+  for (int t = 0; t < 4; ++t) quad[t] = Load256(p + 8 + 32 * t);
+  SplitNibbles(quad, w);
+  out.DE8M0(kSmallDOff, p);
+  for (int s = 0; s < 8; ++s) out.Quants(s, _mm256_shuffle_epi8(table, w[s]));
 }
 
 HWY_INLINE void DecodeQ8_0(const uint8_t* p, const DecodedHalf& out) {
@@ -344,8 +363,8 @@ HWY_NOINLINE void PanelTiles(const PanelArgs& g, const uint8_t* panel) {
 }
 
 // The formats of 32-element blocks, one float step per block: the integer
-// starts at -(sum a << kShift) (the unsigned offset: q4_0 8, q5_0 16, q8_0
-// and iq4_nl 128; kShift < 0: none), then QuantRows8's step
+// starts at -(sum a << kShift) (the unsigned offset: q4_0 8, q5_0 and
+// mxfp4 16, q8_0 and iq4_nl 128; kShift < 0: none), then QuantRows8's step
 // (ws * as) * isum, plus (ms * as) * sum a with kMin (q4_1, q5_1).
 template <int kShift, bool kMin>
 HWY_NOINLINE void PanelTilesSmall(const PanelArgs& g, const uint8_t* panel) {
@@ -406,7 +425,8 @@ HWY_INLINE int PanelKind(quant::GgmlType type) {
     case GgmlType::kQ5_0:
     case GgmlType::kQ5_1:
     case GgmlType::kQ8_0:
-    case GgmlType::kIQ4_NL: return 32;
+    case GgmlType::kIQ4_NL:
+    case GgmlType::kMXFP4: return 32;
     default: return 0;
   }
 }
@@ -429,6 +449,7 @@ HWY_INLINE void DecodeBlock(quant::GgmlType type, const uint8_t* p, const Decode
     case GgmlType::kQ5_1: DecodeNibbles<2, 4, 8>(p, out); break;
     case GgmlType::kQ8_0: DecodeQ8_0(p, out); break;
     case GgmlType::kIQ4_NL: DecodeIQ4_NL(p, out); break;
+    case GgmlType::kMXFP4: DecodeMXFP4(p, out); break;
     default: TRIT_CHECK(false && "no panel kernel for this type");
   }
 }
@@ -455,7 +476,8 @@ void GemmPanelImpl(quant::GgmlType type, const PanelArgs& g) {
     case GgmlType::kIQ4_XS: PanelTiles<8, 7, false>(g, panel); break;
     case GgmlType::kTQ2_0: PanelTiles<8, 0, false, false>(g, panel); break;
     case GgmlType::kQ4_0: PanelTilesSmall<3, false>(g, panel); break;
-    case GgmlType::kQ5_0: PanelTilesSmall<4, false>(g, panel); break;
+    case GgmlType::kQ5_0:
+    case GgmlType::kMXFP4: PanelTilesSmall<4, false>(g, panel); break;
     case GgmlType::kQ4_1:
     case GgmlType::kQ5_1: PanelTilesSmall<-1, true>(g, panel); break;
     case GgmlType::kQ8_0:

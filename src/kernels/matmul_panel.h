@@ -23,7 +23,8 @@
 //   tq2_0: isum = sum (t + 1) a - sum a, by sub-blocks of 32 starting at
 //     -sum32_s, unscaled;
 //   the 32-element formats: one integer per block, starting at the block
-//     sum times -8 (q4_0), -16 (q5_0), -128 (q8_0, iq4_nl's codebook
+//     sum times -8 (q4_0), -16 (q5_0; mxfp4's table values + 16, with
+//     its E8M0 scale made into a float d), -128 (q8_0, iq4_nl's codebook
 //     values + 128) or 0 (q4_1, q5_1, whose mins add (m d_a) sum a).
 #pragma once
 

@@ -46,10 +46,6 @@ constexpr int64_t kXsBytes = 136;  // iq4_xs: d, scales_h[2], scales_l[4], qs[12
 constexpr int64_t kXsQs = 8;
 constexpr int64_t kMxBytes = 17;   // mxfp4: e, qs[16]
 
-// mxfp4's table plus 16, unsigned (the 8-row kernels' and the panels' quants).
-HWY_ALIGN constexpr uint8_t kMxfp4Plus16[16] = {16, 17, 18, 19, 20, 22, 24, 28, 16, 15, 14, 13, 12, 10, 8, 4};
-static_assert(kMxfp4Plus16[15] == quant::kMxfp4Values[15] + 16 && kMxfp4Plus16[7] == quant::kMxfp4Values[7] + 16);
-
 // The 6-bit scale of sub-block i of an iq4_xs block, less 32 (-32..31).
 HWY_INLINE int32_t XsScale(const uint8_t* block, int i) { return quant::IQ4XSScale(block + 2, block + 4, i) - 32; }
 
@@ -189,7 +185,7 @@ void DotIQ4_NLRows8(const QuantDotArgs& g) {
 // E8M0 bytes (the first 8 bytes of a row-group block, repack.h) as scales.
 template <int64_t kRows>
 void DotMXFP4Rows8(const QuantDotArgs& g) {
-  const __m256i table = Codebook(kMxfp4Plus16);
+  const __m256i table = _mm256_add_epi8(Codebook(quant::kMxfp4Values), _mm256_set1_epi8(16));  // 4..28
   auto values = [&](__m256i* w) {
     for (int s = 0; s < 8; ++s) w[s] = _mm256_shuffle_epi8(table, w[s]);
   };
