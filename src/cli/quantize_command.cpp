@@ -164,7 +164,7 @@ Command AddQuantizeCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("quantize", "Write a copy of a GGUF model with its weight matrices in another type");
   app->add_option("input", opt->input, "GGUF file to read")->required();
   app->add_option("output", opt->output, "GGUF file to write (written to a temporary name, then renamed)")->required();
-  app->add_option("type", opt->type, "Target type, e.g. q8_0, q4_0, q4_K, q6_K, tq1_0, tq2_0, f16, bf16")->required();
+  app->add_option("type", opt->type, "Target type, e.g. q8_0, q4_0, q4_K, q6_K, tq1_0, tq2_0, mxfp4, f16, bf16")->required();
   app->add_option("--imatrix", opt->imatrix,
                   "Importance matrix from llama.cpp's llama-imatrix (GGUF or legacy .dat): weighs each column's "
                   "error by how hard the model's inputs drive it, as llama-quantize --imatrix does")
@@ -180,9 +180,12 @@ Command AddQuantizeCommand(CLI::App& parent) {
       "Only weight matrices are converted; norms, biases and other 1-D tensors are copied.\n"
       "A matrix whose row length is not a multiple of TYPE's block size falls back\n"
       "(q4_K -> q5_0, q5_K -> q5_1, q6_K -> q8_0, tq1_0/tq2_0 -> q4_0, then f16), as llama-quantize does.\n"
+      "mxfp4 puts every matrix in mxfp4, in the bytes ggml's quantizer writes (llama-quantize --pure\n"
+      "MXFP4_MOE); its MXFP4_MOE preset without --pure (experts mxfp4, other matrices q8_0) has no trit\n"
+      "equivalent yet.\n"
       "With --imatrix, q4_0, q4_1, q5_0, q5_1, q4_K, q5_K and q6_K come out byte for byte as\n"
       "llama-quantize --pure --imatrix writes them; iq4_nl and iq4_xs weigh trit's own search the same way;\n"
-      "q8_0, the float types and tq1_0/tq2_0 take no weights (nor in llama.cpp). A tensor the matrix has\n"
+      "q8_0, mxfp4, the float types and tq1_0/tq2_0 take no weights (nor in llama.cpp). A tensor the matrix has\n"
       "no entry for (token_embd, often output) is quantized without.\n\n"
       "Examples:\n  trit quantize models/stories260K.gguf /tmp/s-q8.gguf q8_0\n"
       "  trit quantize big-f16.gguf big-tq2.gguf tq2_0 --strict\n"

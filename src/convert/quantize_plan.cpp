@@ -128,6 +128,10 @@ int LlamaFileType(GgmlType type) {
     case GgmlType::kBF16: return 32;
     case GgmlType::kTQ1_0: return 36;
     case GgmlType::kTQ2_0: return 37;
+    // MOSTLY_MXFP4_MOE: llama-quantize's preset puts experts in mxfp4 and the
+    // rest in q8_0, and with --pure (every matrix its default type, as trit
+    // quantizes) it writes an all-mxfp4 file under this same number.
+    case GgmlType::kMXFP4: return 38;
     default: return -1;
   }
 }

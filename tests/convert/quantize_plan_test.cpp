@@ -52,6 +52,8 @@ TEST(QuantizePlanTest, FallbacksFollowLlamaQuantize) {
       {GgmlType::kQ8_0, 172, GgmlType::kF16},  {GgmlType::kQ4_K, 512, GgmlType::kQ4_K},
       {GgmlType::kIQ4_XS, 96, GgmlType::kIQ4_NL}, {GgmlType::kIQ4_XS, 172, GgmlType::kF16},
       {GgmlType::kIQ4_NL, 96, GgmlType::kIQ4_NL},
+      // A 32-element type has no smaller block to fall back to: f16 (llama-quantize's default case).
+      {GgmlType::kMXFP4, 96, GgmlType::kMXFP4}, {GgmlType::kMXFP4, 172, GgmlType::kF16},
   };
   for (const Case& c : cases) {
     std::vector<gguf::TensorInfo> ts = {Tensor("w.weight", {c.row, 4})};
@@ -78,6 +80,26 @@ TEST(QuantizePlanTest, SameTypeIsCopied) {
   EXPECT_EQ((*p)[0].action, TensorAction::kCopy);
 }
 
+// gpt-oss's files: expert tensors (3-D, [n_embd, n_ff, n_expert]) in mxfp4
+// convert to another type (trit reads mxfp4 now), and f32 ones to mxfp4; the
+// router stays as it is.
+TEST(QuantizePlanTest, MXFP4ExpertsConvertBothWays) {
+  std::vector<gguf::TensorInfo> ts = {Tensor("blk.0.ffn_up_exps.weight", {64, 32, 4}, GgmlType::kMXFP4),
+                                      Tensor("blk.0.ffn_down_exps.weight", {32, 64, 4}),
+                                      Tensor("blk.0.ffn_gate_inp.weight", {64, 4})};
+  Expected<std::vector<TensorPlan>> to_q8 = PlanQuantization(ts, GetType(GgmlType::kQ8_0), FallbackPolicy::kRefuse);
+  ASSERT_TRUE(to_q8.ok()) << to_q8.status().message();
+  EXPECT_EQ((*to_q8)[0].action, TensorAction::kConvert);
+  EXPECT_EQ((*to_q8)[0].target->type, GgmlType::kQ8_0);
+  Expected<std::vector<TensorPlan>> to_mx = PlanQuantization(ts, GetType(GgmlType::kMXFP4), FallbackPolicy::kRefuse);
+  ASSERT_TRUE(to_mx.ok()) << to_mx.status().message();
+  EXPECT_EQ((*to_mx)[0].action, TensorAction::kCopy);  // already mxfp4
+  EXPECT_EQ((*to_mx)[1].action, TensorAction::kConvert);
+  EXPECT_EQ((*to_mx)[1].target->type, GgmlType::kMXFP4);
+  EXPECT_EQ((*to_mx)[2].action, TensorAction::kCopy);  // the router stays f32
+  EXPECT_EQ((*to_mx)[2].target->type, GgmlType::kF32);
+}
+
 TEST(QuantizePlanTest, UndecodableSourceIsRefused) {
   std::vector<gguf::TensorInfo> ts = {Tensor("w.weight", {256, 4}, GgmlType::kIQ2_XXS)};
   Expected<std::vector<TensorPlan>> p = PlanQuantization(ts, GetType(GgmlType::kQ8_0), FallbackPolicy::kAllow);
@@ -91,6 +113,7 @@ TEST(QuantizePlanTest, FileTypes) {
   EXPECT_EQ(LlamaFileType(GgmlType::kBF16), 32);
   EXPECT_EQ(LlamaFileType(GgmlType::kIQ4_NL), 25);
   EXPECT_EQ(LlamaFileType(GgmlType::kIQ4_XS), 30);
+  EXPECT_EQ(LlamaFileType(GgmlType::kMXFP4), 38);  // LLAMA_FTYPE_MOSTLY_MXFP4_MOE
   EXPECT_EQ(LlamaFileType(GgmlType::kIQ2_XXS), -1);
 }
 

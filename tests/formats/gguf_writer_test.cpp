@@ -81,6 +81,7 @@ std::vector<TensorSpec> SomeTensors() {
       {"q4_k.cube", GgmlType::kQ4_K, {256, 3, 2}, 6 * 144},      // 256 per block, 144 bytes
       {"iq4_nl.matrix", GgmlType::kIQ4_NL, {64, 3}, 3 * 2 * 18},  // 32 per block, 18 bytes
       {"iq4_xs.matrix", GgmlType::kIQ4_XS, {512, 2}, 2 * 2 * 136},  // 256 per block, 136 bytes
+      {"mxfp4.experts", GgmlType::kMXFP4, {64, 3, 2}, 6 * 2 * 17},  // 32 per block, 17 bytes (odd: padding follows)
       {"f32.empty", GgmlType::kF32, {0, 4}, 0},
       {"f32.4d", GgmlType::kF32, {1, 2, 3, 4}, 24 * 4},
   };
