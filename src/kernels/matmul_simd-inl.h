@@ -269,7 +269,7 @@ HWY_INLINE void QuantRows(const QuantDotArgs& g, int64_t block_bytes, int64_t sc
         HWY_ALIGN int32_t isum[kGroup];
         ReduceGroup(v[r], isum);
         CombineGroup<kShift, (kMinOffset >= 0), kScale>(acc[r], isum, scale_bits, g.a_scale + r * g.n_blocks + b0,
-                                                g.a_sum + r * g.n_blocks + b0, nb, min_bits);
+                                                        g.a_sum + r * g.n_blocks + b0, nb, min_bits);
       }
     }
     for (int64_t r = 0; r < n_a; ++r) g.y[o + r * g.y_stride] = DotReduce(acc[r]);
