@@ -27,6 +27,8 @@ SPECIAL_TEXT = {
     "gemma4/checkpoint": '<|turn>user\nHello<turn|>\n<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>[multimodal]',
     "gemma4/checkpoint-vl": '<|turn>user\nHello<turn|>\n<|tool_call>call:f{a:<|"|>x<|"|>}<tool_call|>[multimodal]',
     "qwen3moe/checkpoint": "<|im_start|>user\nHello<|im_end|>",
+    "gpt_oss/checkpoint": "<|im_start|>user\nHello<|im_end|>",
+    "gpt_oss/checkpoint-mxfp4": "<|im_start|>user\nHello<|im_end|>",
 }
 
 # Where trit (following llama.cpp) gives other ids than Hugging Face, for a
