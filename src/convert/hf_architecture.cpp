@@ -13,7 +13,8 @@ namespace {
 std::span<const HfArchitecture* const> Registry() {
   static const HfArchitecture* const kAll[] = {&BertArchitecture(), &LlamaArchitecture(), &Qwen2Architecture(),
                                                &Qwen3Architecture(), &Qwen3MoeArchitecture(), &Gemma3Architecture(),
-                                               &Qwen35Architecture(), &Gemma4Architecture()};
+                                               &Qwen35Architecture(), &Gemma4Architecture(),
+                                               &GptOssArchitecture()};
   return kAll;
 }
 
@@ -30,6 +31,14 @@ const HfArchitecture* FindHfArchitecture(std::string_view hf_architecture) {
 
 std::string StackPartName(const HfTensorSpec& spec, int64_t index) {
   return fmt::format(fmt::runtime(spec.hf_name), index);
+}
+
+std::vector<int64_t> HfOutputShape(const HfTensorSpec& spec) {
+  std::vector<int64_t> shape = spec.shape;
+  const size_t n = shape.size();
+  if (spec.pick.transpose && n >= 2) std::swap(shape[n - 1], shape[n - 2]);
+  if (spec.pick.stride > 1 && n >= 2) shape[1] /= spec.pick.stride;
+  return shape;
 }
 
 std::string SupportedHfArchitectures() {

@@ -45,6 +45,18 @@ struct HfVHeadOrder {
   bool columns = false;  // the last axis (out_proj's input), not the first
 };
 
+// A part of one fused tensor of experts, [E, a, b] or [E, a] (gpt-oss's
+// gate_up_proj [E, hidden, 2 x ff] with gate and up interleaved, its bias
+// [E, 2 x ff], down_proj [E, ff, hidden]), as llama.cpp's GptOssModel
+// takes it: the last two axes swapped first when `transpose` (torch's
+// transpose(-1, -2)), then of axis 1 every `stride`-th index from `offset`
+// kept (data[:, offset::stride]). Pure moves, so any element size.
+struct HfExpertsPick {
+  bool transpose = false;
+  int64_t stride = 1;
+  int64_t offset = 0;
+};
+
 // One tensor an architecture expects in the checkpoint.
 struct HfTensorSpec {
   std::string hf_name;         // after HfArchitecture::normalize_name, e.g. "encoder.layer.0.attention.self.query.weight"
@@ -68,7 +80,22 @@ struct HfTensorSpec {
   // "model.layers.0.mlp.experts.{}.up_proj.weight"; each part has shape[1:]
   // and all parts one dtype. No transform applies to a stack.
   int64_t n_stack = 0;
+  // Taken from a fused tensor of experts (shape is the checkpoint's; the
+  // GGUF shape follows from the pick). Default: the whole tensor.
+  HfExpertsPick pick = {};
+  // The published gpt-oss form: the weight [E, rows, cols] (shape, rows the
+  // outputs) is stored as MXFP4 in two uint8 tensors, hf_name + "_blocks"
+  // [E, rows, cols / 32, 16] (element 2j of a block in the low nibble of
+  // byte j, 2j + 1 in the high) and hf_name + "_scales" [E, rows, cols / 32]
+  // (E8M0), and is written as GGUF MXFP4 blocks without dequantizing
+  // (GptOssModel.repack_mxfp4), whatever type was asked for; `pick`
+  // (stride, offset; no transpose) chooses rows.
+  bool mxfp4 = false;
 };
+
+// The numpy shape of what a spec writes (before GGUF's reversal): shape
+// after the pick (transpose, then axis 1 divided by the stride).
+std::vector<int64_t> HfOutputShape(const HfTensorSpec& spec);
 
 // The checkpoint name of part `index` of a stacked spec.
 std::string StackPartName(const HfTensorSpec& spec, int64_t index);

@@ -55,6 +55,28 @@ constexpr HfConfigField kFields[] = {
     {"rope_scaling.rope_type", HfConfigKind::kString},
     {"rope_scaling.type", HfConfigKind::kString},
     {"rope_scaling.factor", HfConfigKind::kPositiveFloat},
+    // YaRN (TextModel.set_gguf_parameters' rope_type "yarn"), in each place
+    // the rope settings can be; original_max_position_embeddings also at the
+    // top level, which the converter mirrors into them.
+    {"original_max_position_embeddings", HfConfigKind::kPositiveInt},
+    {"rope_parameters.original_max_position_embeddings", HfConfigKind::kPositiveInt},
+    {"rope_parameters.full_attention.original_max_position_embeddings", HfConfigKind::kPositiveInt},
+    {"rope_scaling.original_max_position_embeddings", HfConfigKind::kPositiveInt},
+    {"rope_parameters.beta_fast", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.beta_fast", HfConfigKind::kPositiveFloat},
+    {"rope_scaling.beta_fast", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.beta_slow", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.beta_slow", HfConfigKind::kPositiveFloat},
+    {"rope_scaling.beta_slow", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.extrapolation_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.extrapolation_factor", HfConfigKind::kPositiveFloat},
+    {"rope_scaling.extrapolation_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.attention_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.attention_factor", HfConfigKind::kPositiveFloat},
+    {"rope_scaling.attention_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.attn_factor", HfConfigKind::kPositiveFloat},
+    {"rope_parameters.full_attention.attn_factor", HfConfigKind::kPositiveFloat},
+    {"rope_scaling.attn_factor", HfConfigKind::kPositiveFloat},
     // Qwen3.5 (Qwen3_5ForCausalLM): the Gated DeltaNet layers' sizes, which
     // layers are linear attention, and the partial, multi-section rope.
     {"linear_conv_kernel_dim", HfConfigKind::kPositiveInt},
@@ -82,6 +104,11 @@ constexpr HfConfigField kFields[] = {
     {"moe_intermediate_size", HfConfigKind::kPositiveInt},
     {"decoder_sparse_step", HfConfigKind::kPositiveInt},
     {"mlp_only_layers", HfConfigKind::kIntList},
+    // gpt-oss (GptOssConfig): the clamped SwiGLU's constants, and the
+    // published checkpoints' MXFP4 experts (quantization_config.quant_method "mxfp4").
+    {"swiglu_alpha", HfConfigKind::kPositiveFloat},
+    {"swiglu_limit", HfConfigKind::kPositiveFloat},
+    {"quantization_config.quant_method", HfConfigKind::kString},
     {"rope_parameters.full_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},
     {"rope_parameters.sliding_attention.rope_type", HfConfigKind::kString},
     {"rope_parameters.sliding_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},

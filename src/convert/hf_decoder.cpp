@@ -35,6 +35,55 @@ std::optional<std::string> FirstString(const HfModelConfig& c, std::initializer_
   return std::nullopt;
 }
 
+// A rope setting wherever transformers puts it: rope_parameters (per layer
+// kind or not, transformers 5) or rope_scaling (4.x).
+std::vector<std::string> RopeKeys(std::string_view name) {
+  return {fmt::format("rope_parameters.full_attention.{}", name), fmt::format("rope_parameters.{}", name),
+          fmt::format("rope_scaling.{}", name)};
+}
+std::optional<double> FirstFloat(const HfModelConfig& c, const std::vector<std::string>& keys) {
+  for (const std::string& k : keys) {
+    if (Expected<double> v = c.Float(k); v.ok()) return *v;
+  }
+  return std::nullopt;
+}
+
+// TextModel.set_gguf_parameters' keys for rope_type "yarn" (after the type
+// and factor): the original context, required (the converter indexes
+// rope_params["original_max_position_embeddings"], which it mirrors from
+// the top level), then each of extrapolation_factor, attention_factor (or
+// attn_factor), beta_fast and beta_slow that config.json has.
+Status AddYarnKeys(std::string_view arch, const HfModelConfig& c,
+                   std::vector<std::pair<std::string, gguf::Value>>* keys) {
+  auto key = [&](std::string_view k) { return fmt::format("{}.rope.scaling.{}", arch, k); };
+  std::vector<std::string> orig = RopeKeys("original_max_position_embeddings");
+  orig.emplace_back("original_max_position_embeddings");
+  std::optional<int64_t> n_ctx_orig;
+  for (const std::string& k : orig) {
+    if (Expected<int64_t> v = c.Int(k); v.ok()) {
+      n_ctx_orig = *v;
+      break;
+    }
+  }
+  if (!n_ctx_orig) {
+    return Error(ErrorCode::kCorrupt, "config.json: rope type 'yarn' without original_max_position_embeddings "
+                                      "(in rope_parameters or rope_scaling), which llama.cpp's converter requires");
+  }
+  keys->emplace_back(key("original_context_length"), U32(*n_ctx_orig));
+  std::vector<std::string> attn = RopeKeys("attention_factor");
+  for (std::string& k : RopeKeys("attn_factor")) attn.push_back(std::move(k));
+  const std::pair<const char*, std::vector<std::string>> floats[] = {
+      {"yarn_ext_factor", RopeKeys("extrapolation_factor")},
+      {"yarn_attn_factor", attn},
+      {"yarn_beta_fast", RopeKeys("beta_fast")},
+      {"yarn_beta_slow", RopeKeys("beta_slow")},
+  };
+  for (const auto& [name, from] : floats) {
+    if (std::optional<double> v = FirstFloat(c, from)) keys->emplace_back(key(name), gguf::Value(static_cast<float>(*v)));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Expected<HfDecoderDims> ReadDecoderDims(const HfModelConfig& c, const HfDecoderDefaults& defaults) {
@@ -195,13 +244,15 @@ Status WriteDecoderMetadata(std::string_view arch, const HfDecoderDims& d, const
   if (rope_type && *rope_type != "default") {
     const std::optional<double> factor =
         FirstFloat(c, {"rope_parameters.full_attention.factor", "rope_parameters.factor", "rope_scaling.factor"});
-    if (*rope_type != "linear" || !factor) {
+    const bool known = *rope_type == "linear" || *rope_type == "yarn";
+    if (!known || !factor) {
       return Error(ErrorCode::kUnsupported,
-                   "config.json: rope type '{}'{}: trit converts default and linear rope scaling only", *rope_type,
-                   *rope_type == "linear" ? " without a factor" : "");
+                   "config.json: rope type '{}'{}: trit converts default, linear and yarn rope scaling only",
+                   *rope_type, known ? " without a factor" : "");
     }
-    keys.emplace_back(key("rope.scaling.type"), gguf::Value(std::string("linear")));
+    keys.emplace_back(key("rope.scaling.type"), gguf::Value(*rope_type));
     keys.emplace_back(key("rope.scaling.factor"), gguf::Value(static_cast<float>(*factor)));
+    if (*rope_type == "yarn") TRIT_RETURN_IF_ERROR(AddYarnKeys(arch, c, &keys));
   }
   if (std::optional<double> theta =
           FirstFloat(c, {"rope_parameters.full_attention.rope_theta", "rope_parameters.rope_theta", "rope_theta"})) {

@@ -61,8 +61,9 @@ std::optional<std::string_view> DecoderDropped(std::string_view name);
 // The keys TextModel.set_gguf_parameters writes from config.json: block,
 // context, embedding and feed-forward lengths, head counts, rope freq base
 // (and the sliding layers' one), rms epsilon, key/value length when
-// head_dim is given, and linear rope scaling (other rope types are refused
-// by name: llama3 and yarn need tensors or keys trit does not write yet).
+// head_dim is given, and linear or YaRN rope scaling (YaRN with its
+// original context and whichever of its factors config.json gives; other
+// rope types are refused by name: llama3 needs tensors trit does not write yet).
 Status WriteDecoderMetadata(std::string_view arch, const HfDecoderDims& dims, const HfModelConfig& config,
                             gguf::Writer& writer);
 
@@ -77,5 +78,6 @@ const HfArchitecture& Qwen3MoeArchitecture();  // hf_qwen.cpp
 const HfArchitecture& Gemma3Architecture();  // hf_gemma3.cpp
 const HfArchitecture& Qwen35Architecture();  // hf_qwen35.cpp
 const HfArchitecture& Gemma4Architecture();  // hf_gemma4.cpp
+const HfArchitecture& GptOssArchitecture();  // hf_gpt_oss.cpp
 
 }  // namespace trit::convert

@@ -5,7 +5,9 @@
 #include <cmath>
 #include <cstring>
 
+#include "base/check.h"
 #include "base/half.h"
+#include "quant/block_formats.h"
 
 namespace trit::convert {
 namespace {
@@ -143,6 +145,57 @@ Expected<std::vector<uint8_t>> ReorderValueHeads(const HfVHeadOrder& order, cons
     }
   }
   return out;
+}
+
+Expected<std::vector<uint8_t>> PickExperts(const HfExpertsPick& pick, const std::vector<int64_t>& shape,
+                                           size_t element_size, std::span<const uint8_t> src) {
+  const bool rank_ok = shape.size() == 3 || (shape.size() == 2 && !pick.transpose);
+  if (!rank_ok || pick.stride < 1 || pick.offset < 0 || pick.offset >= pick.stride) {
+    return Error(ErrorCode::kInvalidArgument, "experts: cannot take [:, {}::{}]{} of a tensor of rank {}", pick.offset,
+                 pick.stride, pick.transpose ? " of the transpose" : "", shape.size());
+  }
+  const size_t n_expert = static_cast<size_t>(shape[0]);
+  const size_t a = static_cast<size_t>(shape[1]), b = shape.size() == 3 ? static_cast<size_t>(shape[2]) : 1;
+  const size_t rows = pick.transpose ? b : a, cols = pick.transpose ? a : b;  // of t
+  const size_t stride = static_cast<size_t>(pick.stride), offset = static_cast<size_t>(pick.offset);
+  if (rows % stride != 0) {
+    return Error(ErrorCode::kInvalidArgument, "experts: {} rows do not split {} ways", rows, stride);
+  }
+  if (src.size() != n_expert * a * b * element_size) {
+    return Error(ErrorCode::kInvalidArgument, "experts: {} bytes for {} x {} x {} elements of {} bytes", src.size(),
+                 n_expert, a, b, element_size);
+  }
+  const size_t out_rows = rows / stride;
+  std::vector<uint8_t> out(n_expert * out_rows * cols * element_size);
+  for (size_t e = 0; e < n_expert; ++e) {
+    const uint8_t* from = src.data() + e * a * b * element_size;
+    uint8_t* to = out.data() + e * out_rows * cols * element_size;
+    for (size_t r = 0; r < out_rows; ++r) {
+      const size_t row = offset + r * stride;
+      if (!pick.transpose) {  // a whole row of t is a row of the source
+        std::memcpy(to + r * cols * element_size, from + row * cols * element_size, cols * element_size);
+        continue;
+      }
+      for (size_t c = 0; c < cols; ++c) {  // t[row][c] = src[c][row]
+        std::memcpy(to + (r * cols + c) * element_size, from + (c * rows + row) * element_size, element_size);
+      }
+    }
+  }
+  return out;
+}
+
+void RepackMxfp4(std::span<const uint8_t> blocks, std::span<const uint8_t> scales, std::span<uint8_t> out) {
+  constexpr size_t kHalf = quant::kQKMxfp4 / 2;  // 16 bytes of codes
+  const size_t n = scales.size();
+  TRIT_CHECK(blocks.size() == n * kHalf && out.size() == n * sizeof(quant::BlockMxfp4));
+  for (size_t i = 0; i < n; ++i) {
+    const uint8_t* in = blocks.data() + i * kHalf;
+    auto code = [in](size_t k) { return static_cast<uint8_t>((in[k / 2] >> (4 * (k % 2))) & 0x0F); };
+    quant::BlockMxfp4 block;
+    block.e = scales[i];
+    for (size_t j = 0; j < kHalf; ++j) block.qs[j] = static_cast<uint8_t>(code(j) | code(j + kHalf) << 4);
+    std::memcpy(out.data() + i * sizeof block, &block, sizeof block);
+  }
 }
 
 }  // namespace trit::convert

@@ -41,4 +41,23 @@ Expected<TransformedTensor> TransformTensor(HfTransform transform, int64_t n_rop
 Expected<std::vector<uint8_t>> ReorderValueHeads(const HfVHeadOrder& order, const std::vector<int64_t>& shape,
                                                  size_t element_size, std::span<const uint8_t> src);
 
+// The bytes of `pick` applied to a tensor of experts of `shape` ([E, a, b],
+// or [E, a] without a transpose; elements of `element_size` bytes, which
+// may be a whole 16-byte MXFP4 block): out[e][r][c] = t[e][offset + r x
+// stride][c], t the tensor with its last two axes swapped when
+// pick.transpose. kInvalidArgument naming the problem when the shape is of
+// another rank, axis 1 does not divide by the stride, the offset is not
+// below the stride, or `src` is not the shape's size.
+Expected<std::vector<uint8_t>> PickExperts(const HfExpertsPick& pick, const std::vector<int64_t>& shape,
+                                           size_t element_size, std::span<const uint8_t> src);
+
+// GptOssModel.repack_mxfp4 (transform_nibble_layout): n blocks of the
+// published MXFP4 layout, `blocks` 16 bytes each (element 2j in the low
+// nibble of byte j, 2j + 1 in the high) and `scales` one E8M0 byte each,
+// into n GGUF blocks (quant::BlockMxfp4, 17 bytes: the scale byte as is,
+// then qs[j] = element j | element j + 16 << 4). Pure bit moves: the FP4
+// codes and the exponent are the same numbers in both. The sizes must
+// agree (TRIT_CHECK).
+void RepackMxfp4(std::span<const uint8_t> blocks, std::span<const uint8_t> scales, std::span<uint8_t> out);
+
 }  // namespace trit::convert

@@ -18,6 +18,7 @@
 #include "convert/quantize_plan.h"
 #include "formats/gguf/writer.h"
 #include "formats/safetensors/safetensors_index.h"
+#include "quant/block_formats.h"
 #include "tokenizer/hf_tokenizer_json.h"
 
 namespace trit::convert {
@@ -110,24 +111,42 @@ struct Matched {
   const HfTensorSpec* spec = nullptr;
   safetensors::ShardTensor source;
   std::string hf_name;
-  std::vector<safetensors::ShardTensor> parts;  // a stacked spec's (n_stack), in order
+  std::vector<safetensors::ShardTensor> parts;  // a spec's PartCount, in order
 };
 
-// A table row's name for the matching, and which part of a stack it is.
+// A table row's name for the matching, and which part of it a tensor is.
 struct SpecPart {
   size_t spec = 0;
-  int64_t part = -1;  // -1: not a stack
+  int64_t part = -1;  // -1: a spec of one tensor
 };
 
-// Matches every checkpoint tensor to `specs` (in specs' order) or drops it.
+// The checkpoint tensors a spec is made of: a stack's n_stack, an MXFP4
+// weight's blocks and scales; 0 for a spec that is one tensor.
+int64_t PartCount(const HfTensorSpec& spec) { return spec.mxfp4 ? 2 : spec.n_stack; }
+std::string PartName(const HfTensorSpec& spec, int64_t part) {
+  if (spec.mxfp4) return spec.hf_name + (part == 0 ? "_blocks" : "_scales");
+  return StackPartName(spec, part);
+}
+// The shape a part must have: a stack's parts shape[1:]; an MXFP4 weight
+// [E, rows, cols] has blocks [E, rows, cols / 32, 16] and scales [E, rows, cols / 32].
+std::vector<int64_t> PartShape(const HfTensorSpec& spec, int64_t part) {
+  if (!spec.mxfp4) return std::vector<int64_t>(spec.shape.begin() + 1, spec.shape.end());
+  std::vector<int64_t> shape = {spec.shape[0], spec.shape[1], spec.shape[2] / quant::kQKMxfp4};
+  if (part == 0) shape.push_back(quant::kQKMxfp4 / 2);
+  return shape;
+}
+
+// Matches every checkpoint tensor to `specs` (in specs' order) or drops it;
+// one checkpoint tensor may fill several rows (gpt-oss's fused gate_up_proj
+// is both ffn_gate_exps and ffn_up_exps).
 Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const std::vector<HfTensorSpec>& specs,
                                             const safetensors::Checkpoint& checkpoint, HfConvertReport* report) {
-  std::map<std::string, SpecPart, std::less<>> by_name;
+  std::multimap<std::string, SpecPart, std::less<>> by_name;
   std::vector<Matched> matched(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
-    if (specs[i].n_stack > 0) {
-      for (int64_t p = 0; p < specs[i].n_stack; ++p) by_name.emplace(StackPartName(specs[i], p), SpecPart{i, p});
-      matched[i].parts.resize(static_cast<size_t>(specs[i].n_stack));
+    if (const int64_t n_parts = PartCount(specs[i]); n_parts > 0) {
+      for (int64_t p = 0; p < n_parts; ++p) by_name.emplace(PartName(specs[i], p), SpecPart{i, p});
+      matched[i].parts.resize(static_cast<size_t>(n_parts));
     } else if (specs[i].generated.empty()) {
       by_name.emplace(specs[i].hf_name, SpecPart{i});
     } else {
@@ -142,38 +161,47 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
       report->dropped.emplace_back(raw, std::string(*why));
       continue;
     }
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
+    const auto [first, last] = by_name.equal_range(name);
+    if (first == last) {
       return Error(ErrorCode::kUnsupported,
                    "tensor '{}': no GGUF name for it in architecture '{}' (neither mapped nor dropped by llama.cpp's "
                    "converter); refusing rather than leaving it out",
                    raw, arch.gguf_arch);
     }
-    const auto [index, part] = it->second;
-    Matched& m = matched[index];
-    const HfTensorSpec& spec = specs[index];
-    const bool taken = part < 0 ? m.spec != nullptr : m.parts[static_cast<size_t>(part)].tensor != nullptr;
-    if (taken) {
-      const std::string other = part < 0 ? m.hf_name : m.parts[static_cast<size_t>(part)].tensor->name;
-      return Error(ErrorCode::kCorrupt, "tensors '{}' and '{}' are both '{}' ({})", other, raw, name, spec.gguf_name);
-    }
-    const std::vector<int64_t> want =
-        part < 0 ? spec.shape : std::vector<int64_t>(spec.shape.begin() + 1, spec.shape.end());
-    if (t.tensor->shape != want) {
-      return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}", raw,
-                   ShapeText(t.tensor->shape), ShapeText(want));
-    }
-    const safetensors::Dtype d = t.tensor->dtype;
-    if (d != safetensors::Dtype::kF32 && d != safetensors::Dtype::kF16 && d != safetensors::Dtype::kBF16) {
-      return Error(ErrorCode::kUnsupported, "tensor '{}': dtype {}; trit converts F32, F16 and BF16 weights", raw,
-                   safetensors::DtypeName(d));
-    }
-    if (part < 0) {
-      m = {&spec, t, raw, {}};
-      continue;
-    }
-    m.parts[static_cast<size_t>(part)] = t;
-    if (std::ranges::all_of(m.parts, [](const safetensors::ShardTensor& p) { return p.tensor != nullptr; })) {
+    for (auto it = first; it != last; ++it) {
+      const auto [index, part] = it->second;
+      Matched& m = matched[index];
+      const HfTensorSpec& spec = specs[index];
+      const bool taken = part < 0 ? m.spec != nullptr : m.parts[static_cast<size_t>(part)].tensor != nullptr;
+      if (taken) {
+        const std::string other = part < 0 ? m.hf_name : m.parts[static_cast<size_t>(part)].tensor->name;
+        return Error(ErrorCode::kCorrupt, "tensors '{}' and '{}' are both '{}' ({})", other, raw, name,
+                     spec.gguf_name);
+      }
+      const std::vector<int64_t> want = part < 0 ? spec.shape : PartShape(spec, part);
+      if (t.tensor->shape != want) {
+        return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}", raw,
+                     ShapeText(t.tensor->shape), ShapeText(want));
+      }
+      const safetensors::Dtype d = t.tensor->dtype;
+      if (spec.mxfp4 && d != safetensors::Dtype::kU8) {
+        return Error(ErrorCode::kUnsupported,
+                     "tensor '{}': dtype {}; MXFP4 {} (quantization_config.quant_method 'mxfp4') are U8", raw,
+                     safetensors::DtypeName(d), part == 0 ? "blocks" : "scales");
+      }
+      if (!spec.mxfp4 && d != safetensors::Dtype::kF32 && d != safetensors::Dtype::kF16 &&
+          d != safetensors::Dtype::kBF16) {
+        return Error(ErrorCode::kUnsupported, "tensor '{}': dtype {}; trit converts F32, F16 and BF16 weights", raw,
+                     safetensors::DtypeName(d));
+      }
+      if (part < 0) {
+        m = {&spec, t, raw, {}};
+        continue;
+      }
+      m.parts[static_cast<size_t>(part)] = t;
+      if (!std::ranges::all_of(m.parts, [](const safetensors::ShardTensor& p) { return p.tensor != nullptr; })) {
+        continue;
+      }
       for (const safetensors::ShardTensor& p : m.parts) {
         if (p.tensor->dtype != m.parts[0].tensor->dtype) {
           return Error(ErrorCode::kUnsupported, "tensors '{}' ({}) and '{}' ({}) of {} differ in dtype",
@@ -183,7 +211,8 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
       }
       m.spec = &spec;
       m.source = m.parts[0];
-      m.hf_name = StackPartName(spec, 0) + fmt::format(" .. {}", spec.n_stack - 1);
+      m.hf_name = spec.mxfp4 ? fmt::format("{}_blocks, _scales", spec.hf_name)
+                             : StackPartName(spec, 0) + fmt::format(" .. {}", spec.n_stack - 1);
     }
   }
   size_t n_missing = 0;
@@ -191,10 +220,10 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
   const HfTensorSpec* first_spec = nullptr;
   for (size_t i = 0; i < matched.size(); ++i) {
     if (matched[i].spec != nullptr || specs[i].optional) continue;
-    if (specs[i].n_stack > 0) {  // each absent part counts
-      for (int64_t p = 0; p < specs[i].n_stack; ++p) {
+    if (const int64_t n_parts = PartCount(specs[i]); n_parts > 0) {  // each absent part counts
+      for (int64_t p = 0; p < n_parts; ++p) {
         if (matched[i].parts[static_cast<size_t>(p)].tensor != nullptr) continue;
-        if (n_missing++ == 0) first_missing = StackPartName(specs[i], p), first_spec = &specs[i];
+        if (n_missing++ == 0) first_missing = PartName(specs[i], p), first_spec = &specs[i];
       }
       continue;
     }
@@ -208,6 +237,21 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
   std::erase_if(matched, [](const Matched& m) { return m.spec == nullptr; });  // optional ones not there
   return matched;
 }
+
+// An MXFP4 weight's GGUF blocks: its rows picked from the blocks (one
+// element a 16-byte block) and the scales alike, then repacked.
+Status FillMxfp4(const HfTensorSpec& spec, const std::vector<safetensors::ShardTensor>& parts,
+                 std::span<uint8_t> bytes) {
+  const std::vector<int64_t> grid = PartShape(spec, 1);  // [E, rows, cols / 32]
+  Expected<std::vector<uint8_t>> blocks = PickExperts(spec.pick, grid, quant::kQKMxfp4 / 2, parts[0].Data());
+  if (!blocks.ok()) return blocks.status().WithContext(fmt::format("from '{}'", parts[0].tensor->name));
+  Expected<std::vector<uint8_t>> scales = PickExperts(spec.pick, grid, 1, parts[1].Data());
+  if (!scales.ok()) return scales.status().WithContext(fmt::format("from '{}'", parts[1].tensor->name));
+  RepackMxfp4(*blocks, *scales, bytes);
+  return Status::Ok();
+}
+
+bool Picks(const HfExpertsPick& pick) { return pick.transpose || pick.stride > 1; }
 
 }  // namespace
 
@@ -265,12 +309,18 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
   Expected<std::vector<Matched>> matched = MatchTensors(*arch, *specs, *checkpoint, &report);
   if (!matched.ok()) return matched.status();
 
+  // A checkpoint whose experts came in MXFP4 is, as llama.cpp's
+  // prepare_metadata names it for --outtype f32, f16 and bf16 (not q8_0),
+  // MOSTLY_MXFP4_MOE.
+  const bool mxfp4_experts = std::ranges::any_of(*specs, [](const HfTensorSpec& s) { return s.mxfp4; });
+  const int file_type = mxfp4_experts && options.type != quant::GgmlType::kQ8_0 ? LlamaFileType(quant::GgmlType::kMXFP4)
+                                                                                : LlamaFileType(options.type);
   gguf::Writer writer;
   const std::pair<const char*, gguf::Value> general[] = {
       {"general.architecture", gguf::Value(std::string(arch->gguf_arch))},
       {"general.type", gguf::Value(std::string("model"))},
       {"general.name", gguf::Value(report.name)},
-      {"general.file_type", gguf::Value(static_cast<uint32_t>(LlamaFileType(options.type)))},
+      {"general.file_type", gguf::Value(static_cast<uint32_t>(file_type))},
       {"general.quantization_version", gguf::Value(kQuantizationVersion)},
   };
   for (const auto& [key, value] : general) {
@@ -291,14 +341,21 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     out.gguf_name = m.spec->gguf_name;
     const bool generated = !m.spec->generated.empty();
     out.from = generated ? safetensors::Dtype::kF32 : m.source.tensor->dtype;
-    for (auto it = m.spec->shape.rbegin(); it != m.spec->shape.rend(); ++it) {
+    const std::vector<int64_t> shape = HfOutputShape(*m.spec);
+    for (auto it = shape.rbegin(); it != shape.rend(); ++it) {
       if (!m.spec->squeeze || *it != 1) out.gguf_shape.push_back(*it);
     }
-    out.to = GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
+    out.to = m.spec->mxfp4 ? quant::GgmlType::kMXFP4 : GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
     const safetensors::ShardTensor source = m.source;
     const HfTensorSpec* spec = m.spec;
     const std::vector<safetensors::ShardTensor>* parts = &m.parts;
     auto fill = [source, spec, parts, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      if (spec->mxfp4) {
+        TRIT_RETURN_IF_ERROR(FillMxfp4(*spec, *parts, bytes));
+        out.out_bytes = bytes.size();
+        if (options.on_tensor) options.on_tensor(i, n, out);
+        return Status::Ok();
+      }
       if (spec->n_stack > 0) {  // each part into its slice (whole rows: blocks never straddle parts)
         const size_t part_bytes = bytes.size() / parts->size();
         for (size_t p = 0; p < parts->size(); ++p) {
@@ -328,6 +385,13 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
       if (spec->v_heads.n_k_heads > 0) {
         Expected<std::vector<uint8_t>> r =
             ReorderValueHeads(spec->v_heads, spec->shape, safetensors::DtypeBits(dtype) / 8, data);
+        if (!r.ok()) return r.status().WithContext(fmt::format("from '{}'", out.hf_name));
+        reordered = std::move(r).value();
+        data = reordered;
+      }
+      if (Picks(spec->pick)) {
+        Expected<std::vector<uint8_t>> r =
+            PickExperts(spec->pick, spec->shape, safetensors::DtypeBits(dtype) / 8, data);
         if (!r.ok()) return r.status().WithContext(fmt::format("from '{}'", out.hf_name));
         reordered = std::move(r).value();
         data = reordered;

@@ -32,7 +32,8 @@ struct HfConvertedTensor {
 struct HfConvertOptions {
   // The type of the weight matrices, one of kHfConvertTypes (hf_tensor_data.h):
   // GgufTypeFor keeps the rest float32, and makes a q8_0 matrix whose rows
-  // are not whole blocks f16, as llama.cpp's converter does.
+  // are not whole blocks f16, as llama.cpp's converter does. Experts that
+  // come in MXFP4 (published gpt-oss checkpoints) stay MXFP4 whatever the type.
   quant::GgmlType type = quant::GgmlType::kF16;
   // Called once per tensor, in file order, right after its bytes are
   // converted: its position (0-based) of `n`. May be empty.

@@ -84,7 +84,8 @@ TEST_P(HfConvertDecodersRunTest, TokenizerGivesHuggingFacesIds) {
 
 INSTANTIATE_TEST_SUITE_P(Archs, HfConvertDecodersRunTest, ::testing::Values("llama", "qwen2", "qwen3", "gemma3",
                                                                           "gemma4/checkpoint", "gemma4/checkpoint-vl",
-                                                                          "qwen3moe/checkpoint"));
+                                                                          "qwen3moe/checkpoint", "gpt_oss/checkpoint",
+                                                                          "gpt_oss/checkpoint-mxfp4"));
 
 }  // namespace
 }  // namespace trit::convert

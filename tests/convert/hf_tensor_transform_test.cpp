@@ -120,5 +120,61 @@ TEST(HfTensorTransformTest, ValueHeadReorderRefusesAnAxisThatDoesNotSplit) {
   EXPECT_NE(r.status().message().find("an axis of 6"), std::string::npos) << r.status().message();
 }
 
+// gpt-oss's experts (llama.cpp's GptOssModel.modify_tensors): gate_up_proj
+// [E, in, 2 x out] transposed, then rows ::2 gate and 1::2 up; a 2-D bias
+// split along its last axis; down_proj only transposed.
+TEST(HfTensorTransformTest, PicksGateAndUpFromTheInterleavedExperts) {
+  // 2 experts, 3 inputs, 4 outputs (2 gate, 2 up): value = 100 e + 10 i + o.
+  std::vector<uint16_t> w;
+  for (int e = 0; e < 2; ++e) {
+    for (int i = 0; i < 3; ++i) {
+      for (int o = 0; o < 4; ++o) w.push_back(static_cast<uint16_t>(100 * e + 10 * i + o));
+    }
+  }
+  Expected<std::vector<uint8_t>> gate = PickExperts({.transpose = true, .stride = 2}, {2, 3, 4}, 2, Bytes(w));
+  ASSERT_TRUE(gate.ok()) << gate.status().message();
+  EXPECT_EQ(As<uint16_t>(*gate), (std::vector<uint16_t>{0, 10, 20, 2, 12, 22, 100, 110, 120, 102, 112, 122}));
+  Expected<std::vector<uint8_t>> up =
+      PickExperts({.transpose = true, .stride = 2, .offset = 1}, {2, 3, 4}, 2, Bytes(w));
+  ASSERT_TRUE(up.ok()) << up.status().message();
+  EXPECT_EQ(As<uint16_t>(*up), (std::vector<uint16_t>{1, 11, 21, 3, 13, 23, 101, 111, 121, 103, 113, 123}));
+  Expected<std::vector<uint8_t>> down = PickExperts({.transpose = true}, {2, 3, 4}, 2, Bytes(w));
+  ASSERT_TRUE(down.ok()) << down.status().message();
+  EXPECT_EQ(As<uint16_t>(*down).size(), 24u);
+  EXPECT_EQ(As<uint16_t>(*down)[3], 1);  // t[0][1][0] = w[0][0][1]
+  EXPECT_EQ(As<uint16_t>(*down)[4], 11);
+
+  const std::vector<uint16_t> bias = {0, 1, 2, 3, 10, 11, 12, 13};  // [2, 4]
+  Expected<std::vector<uint8_t>> up_bias = PickExperts({.stride = 2, .offset = 1}, {2, 4}, 2, Bytes(bias));
+  ASSERT_TRUE(up_bias.ok()) << up_bias.status().message();
+  EXPECT_EQ(As<uint16_t>(*up_bias), (std::vector<uint16_t>{1, 3, 11, 13}));
+}
+
+TEST(HfTensorTransformTest, RefusesAPickThatDoesNotFit) {
+  const std::vector<uint8_t> six(6);
+  EXPECT_EQ(PickExperts({.stride = 2}, {1, 3, 2}, 1, six).status().message(), "experts: 3 rows do not split 2 ways");
+  EXPECT_EQ(PickExperts({.transpose = true}, {2, 3}, 1, six).status().message(),
+            "experts: cannot take [:, 0::1] of the transpose of a tensor of rank 2");
+  EXPECT_EQ(PickExperts({}, {1, 2, 2}, 1, six).status().message(),
+            "experts: 6 bytes for 1 x 2 x 2 elements of 1 bytes");
+}
+
+// The published MXFP4 block holds element 2j in the low nibble of byte j
+// and 2j + 1 in the high one; GGUF's holds j low and j + 16 high in qs[j].
+TEST(HfTensorTransformTest, RepacksMxfp4NibblesAndKeepsTheScale) {
+  std::vector<uint8_t> codes(32);  // element k's 4-bit code
+  for (size_t k = 0; k < 32; ++k) codes[k] = static_cast<uint8_t>((k * 7 + 3) % 16);
+  std::vector<uint8_t> blocks(16);
+  for (size_t j = 0; j < 16; ++j) blocks[j] = static_cast<uint8_t>(codes[2 * j] | codes[2 * j + 1] << 4);
+  const std::vector<uint8_t> scales = {119};
+  std::vector<uint8_t> out(17);
+  RepackMxfp4(blocks, scales, out);
+  EXPECT_EQ(out[0], 119);
+  for (size_t j = 0; j < 16; ++j) {
+    EXPECT_EQ(out[1 + j] & 0x0F, codes[j]) << j;
+    EXPECT_EQ(out[1 + j] >> 4, codes[j + 16]) << j;
+  }
+}
+
 }  // namespace
 }  // namespace trit::convert

@@ -385,7 +385,7 @@ TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
   EXPECT_EQ(FailureOf(), config + ": architecture 'MistralForCausalLM' is not one trit converts yet; supported: "
                                   "BertModel, BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
                                   "Gemma3ForCausalLM, Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration, "
-                                  "Gemma4ForCausalLM, Gemma4ForConditionalGeneration");
+                                  "Gemma4ForCausalLM, Gemma4ForConditionalGeneration, GptOssForCausalLM");
   std::filesystem::remove(config);
   EXPECT_EQ(FailureOf(), config + ": no such file; a Hugging Face model directory has a config.json");
 
@@ -462,8 +462,9 @@ namespace {  // the same unnamed namespace: the using-declarations above hold
 // a scratch folder, where a test changes it and the conversion must refuse.
 class HfToGgufExpertsTest : public ::testing::Test {
  protected:
-  static std::string Source(const std::string& f) {
-    return std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/qwen3moe/checkpoint/" + f;
+  explicit HfToGgufExpertsTest(std::string folder = "qwen3moe/checkpoint") : folder_(std::move(folder)) {}
+  std::string Source(const std::string& f) const {
+    return std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/" + folder_ + "/" + f;
   }
   static std::string ReadText(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -474,8 +475,8 @@ class HfToGgufExpertsTest : public ::testing::Test {
     for (const char* f : {"config.json", "tokenizer.json", "tokenizer_config.json"}) {
       WriteText(dir_.File(f), ReadText(Source(f)));
     }
-    Expected<safetensors::Checkpoint> c = safetensors::OpenCheckpoint(std::string(TRIT_SOURCE_DIR) +
-                                                                      "/tests/data/hf/qwen3moe/checkpoint");
+    Expected<safetensors::Checkpoint> c =
+        safetensors::OpenCheckpoint(std::string(TRIT_SOURCE_DIR) + "/tests/data/hf/" + folder_);
     ASSERT_TRUE(c.ok()) << c.status().message();
     for (const safetensors::ShardTensor& t : c->Tensors()) {
       const std::span<const uint8_t> bytes = t.Data();
@@ -499,6 +500,15 @@ class HfToGgufExpertsTest : public ::testing::Test {
     return tensors_[0];
   }
 
+  // config.json with `key` (as written, e.g. "\"sliding_window\": 4") replaced by `value`.
+  void ReplaceInConfig(const std::string& key, const std::string& value) {
+    std::string config = ReadText(Source("config.json"));
+    ASSERT_NE(config.find(key), std::string::npos) << key;
+    config.replace(config.find(key), key.size(), value);
+    WriteText(dir_.File("config.json"), config);
+  }
+
+  std::string folder_;
   ScratchDir dir_;
   ScratchDir out_;
   std::vector<TestTensor> tensors_;
@@ -533,6 +543,63 @@ TEST_F(HfToGgufExpertsTest, DenseLayersAreRefusedByKey) {
   WriteText(dir_.File("config.json"), config);
   const std::string err = FailureOf();
   EXPECT_NE(err.find("decoder_sparse_step 1 and mlp_only_layers: some layers are dense"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace trit::convert
+
+namespace trit::convert {
+namespace {
+
+// The published gpt-oss form of tests/data/hf/gpt_oss/checkpoint-mxfp4
+// (experts as MXFP4 blocks and scales), changed so the conversion must refuse.
+class HfToGgufGptOssTest : public HfToGgufExpertsTest {
+ protected:
+  HfToGgufGptOssTest() : HfToGgufExpertsTest("gpt_oss/checkpoint-mxfp4") {}
+};
+
+TEST_F(HfToGgufGptOssTest, MissingScalesAreNamed) {
+  std::erase_if(tensors_, [](const TestTensor& t) { return t.name == "model.layers.3.mlp.experts.down_proj_scales"; });
+  EXPECT_EQ(FailureOf(),
+            "the checkpoint has no tensor 'model.layers.3.mlp.experts.down_proj_scales' (for blk.3.ffn_down_exps.weight)");
+}
+
+TEST_F(HfToGgufGptOssTest, BlocksOfTheWrongShapeOrDtypeAreNamed) {
+  TestTensor& t = Named("model.layers.1.mlp.experts.gate_up_proj_blocks");
+  t.shape = {8, 64, 1, 32};
+  EXPECT_EQ(FailureOf(), "tensor 'model.layers.1.mlp.experts.gate_up_proj_blocks': shape [8, 64, 1, 32], but "
+                         "config.json implies [8, 64, 2, 16]");
+  t.shape = {8, 64, 2, 16};
+  t.dtype = "I8";
+  EXPECT_EQ(FailureOf(), "tensor 'model.layers.1.mlp.experts.gate_up_proj_blocks': dtype I8; MXFP4 blocks "
+                         "(quantization_config.quant_method 'mxfp4') are U8");
+}
+
+// Dequantized experts under a config that still says mxfp4: the blocks are asked for by name.
+TEST_F(HfToGgufGptOssTest, BlocksAreRequiredWhenTheConfigSaysMxfp4) {
+  std::erase_if(tensors_, [](const TestTensor& t) { return t.name.find("down_proj_") != std::string::npos &&
+                                                           !t.name.ends_with("_bias"); });
+  EXPECT_EQ(FailureOf(), "the checkpoint has no tensor 'model.layers.0.mlp.experts.down_proj_blocks' (for "
+                         "blk.0.ffn_down_exps.weight), nor 7 other expected tensors");
+}
+
+TEST_F(HfToGgufGptOssTest, OtherQuantizationsAreRefusedByName) {
+  ReplaceInConfig("\"quant_method\": \"mxfp4\"", "\"quant_method\": \"fp8\"");
+  EXPECT_EQ(FailureOf(), "config.json: quantization_config.quant_method 'fp8': trit converts gpt-oss checkpoints in "
+                         "F32, F16 or BF16, or with MXFP4 experts ('mxfp4')");
+}
+
+// What llama.cpp's gpt-oss fixes whatever config.json says.
+TEST_F(HfToGgufGptOssTest, ConfigsLlamaCppCannotRunAreRefused) {
+  ReplaceInConfig("\"swiglu_limit\": 7.0", "\"swiglu_limit\": 8.0");
+  EXPECT_EQ(FailureOf(), "config.json: swiglu_limit 8: llama.cpp's gpt-oss (and trit) computes 7 only");
+  ReplaceInConfig("\"full_attention\",\n    \"sliding_attention\"", "\"full_attention\",\n    \"full_attention\"");
+  EXPECT_EQ(FailureOf(), "config.json: layer_types[2] is 'full_attention': llama.cpp's gpt-oss (and trit) has "
+                         "sliding attention on the even layers and full attention on the odd ones, so expected "
+                         "'sliding_attention'");
+  ReplaceInConfig("\"original_max_position_embeddings\": 4096,", "");
+  EXPECT_EQ(FailureOf(), "config.json: rope type 'yarn' without original_max_position_embeddings (in "
+                         "rope_parameters or rope_scaling), which llama.cpp's converter requires");
 }
 
 }  // namespace
