@@ -13,7 +13,9 @@ distribution from llama.cpp's (llama.cpp's one-batch logits as the base, as
 llama-perplexity's --kl-divergence takes them), how often the top token
 agrees, and how many of llama.cpp's rows differ in any bit between its
 one-batch and its token-by-token runs, with the largest logit difference
-(trit's are the same bits by contract: `trit verify` checks that).
+and the mean KL divergence between those two runs of llama.cpp itself: the
+noise floor that trit's KLD is read against (trit's own rows are the same
+bits by contract: `trit verify` checks that).
 
 The two packages live in different virtual environments, so the trit side
 runs in TRIT_PYTHON (a Python with the trit package, e.g. .venv after
@@ -73,8 +75,8 @@ def main():
     except ImportError:
         sys.exit(f"agree_llamacpp.py: llama-cpp-python is not installed in {sys.executable}")
     print(f"{args.n} ids, {args.threads} threads; llama-cpp-python {llama_cpp.__version__}\n")
-    print("| model | mean KLD | max KLD | same top | llama.cpp rows differing (batch vs one by one) | largest difference |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| model | mean KLD | max KLD | same top | llama.cpp rows differing (batch vs one by one) | largest difference | llama.cpp's own mean KLD |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for path in args.models:
         probe = llama_cpp.Llama(model_path=path, n_ctx=16, vocab_only=True, verbose=False)
         n_vocab, bos = probe.n_vocab(), probe.token_bos()
@@ -91,9 +93,10 @@ def main():
         base = log_softmax(batch)
         kld = (np.exp(base) * (base - log_softmax(ours))).sum(axis=-1)
         same_top = float((ours.argmax(axis=-1) == batch.argmax(axis=-1)).mean())
+        self_kld = (np.exp(base) * (base - log_softmax(single))).sum(axis=-1)
         differing = int((batch != single).any(axis=-1).sum())
         print(f"| {os.path.basename(path)} | {kld.mean():.2e} | {kld.max():.2e} | {same_top:.1%} | "
-              f"{differing} of {len(ids)} | {np.abs(batch - single).max():.3g} |", flush=True)
+              f"{differing} of {len(ids)} | {np.abs(batch - single).max():.3g} | {self_kld.mean():.2e} |", flush=True)
 
 
 if __name__ == "__main__":
