@@ -39,14 +39,14 @@ struct QuantizeOptions {
 std::string SupportedOutputTypes() {
   std::string out;
   for (const quant::TypeInfo& t : quant::AllTypes()) {
-    if (t.quantize != nullptr) out += fmt::format("{}{}", out.empty() ? "" : ", ", t.name);
+    if (convert::IsQuantizeTarget(t)) out += fmt::format("{}{}", out.empty() ? "" : ", ", t.name);
   }
   return out;
 }
 
 int RunQuantize(const QuantizeOptions& opt) {
   const quant::TypeInfo* requested = quant::FindTypeByName(opt.type);
-  if (requested == nullptr || requested->quantize == nullptr) {
+  if (requested == nullptr || !convert::IsQuantizeTarget(*requested)) {
     PrintError(fmt::format("'{}' is not a type trit can quantize to; supported: {}", opt.type,
                            SupportedOutputTypes()));
     return kExitUsage;
@@ -99,7 +99,7 @@ int RunQuantize(const QuantizeOptions& opt) {
     PrintError(plans.status().message());
     return kExitFailure;
   }
-  const size_t n = plans->size();
+  const size_t n_planned = plans->size();
 
   // Report from the file as written, so the numbers are what is on disk.
   Expected<gguf::File> written = gguf::File::Open(opt.output);
@@ -107,10 +107,13 @@ int RunQuantize(const QuantizeOptions& opt) {
     PrintError(fmt::format("the written file does not read back: {}", written.status().message()));
     return kExitFailure;
   }
+  // The written file's tensors: I2_S scales may have moved into or out of
+  // `.scale` tensors (convert/quantize_file.h), so they can differ from the plans.
+  const size_t n = written->tensors().size();
   std::map<std::string, size_t> by_type;
+  for (const gguf::TensorInfo& t : written->tensors()) ++by_type[std::string(t.type->name)];
   size_t converted = 0, fallbacks = 0, weighted = 0;
   for (const convert::TensorPlan& p : *plans) {
-    ++by_type[std::string(p.target->name)];
     converted += p.action == convert::TensorAction::kConvert;
     fallbacks += p.fallback;
     weighted += p.importance != nullptr;
@@ -131,6 +134,7 @@ int RunQuantize(const QuantizeOptions& opt) {
                           {"type", requested->name},
                           {"input_bytes", file->file_size()},
                           {"output_bytes", written->file_size()},
+                          {"output_tensors", n},
                           {"converted", converted},
                           {"fallbacks", fallbacks},
                           {"tensors", tensors}};
@@ -150,9 +154,13 @@ int RunQuantize(const QuantizeOptions& opt) {
     for (const auto& [name, count] : by_type) types += fmt::format("{}{} {}", types.empty() ? "" : ", ", count, name);
     const std::string weighted_note =
         options.importance != nullptr ? fmt::format(", {} weighted by the importance matrix", weighted) : "";
-    fmt::print("wrote {}: {} -> {}; {} tensors ({}), {} converted, {} fell back{}\n", opt.output,
+    const std::string scale_note =
+        n > n_planned   ? fmt::format(", {} .scale tensors added (the i2_s scales, kept exact)", n - n_planned)
+        : n < n_planned ? fmt::format(", {} .scale tensors folded into i2_s scales", n_planned - n)
+                        : std::string();
+    fmt::print("wrote {}: {} -> {}; {} tensors ({}), {} converted, {} fell back{}{}\n", opt.output,
                FormatBytes(file->file_size()), FormatBytes(written->file_size()), n, types, converted, fallbacks,
-               weighted_note);
+               weighted_note, scale_note);
   }
   return kExitSuccess;
 }
@@ -164,7 +172,7 @@ Command AddQuantizeCommand(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand("quantize", "Write a copy of a GGUF model with its weight matrices in another type");
   app->add_option("input", opt->input, "GGUF file to read")->required();
   app->add_option("output", opt->output, "GGUF file to write (written to a temporary name, then renamed)")->required();
-  app->add_option("type", opt->type, "Target type, e.g. q8_0, q4_0, q4_K, q6_K, tq1_0, tq2_0, mxfp4, f16, bf16")->required();
+  app->add_option("type", opt->type, "Target type, e.g. q8_0, q4_0, q4_K, q6_K, tq1_0, tq2_0, i2_s, mxfp4, f16, bf16")->required();
   app->add_option("--imatrix", opt->imatrix,
                   "Importance matrix from llama.cpp's llama-imatrix (GGUF or legacy .dat): weighs each column's "
                   "error by how hard the model's inputs drive it, as llama-quantize --imatrix does")
@@ -183,12 +191,17 @@ Command AddQuantizeCommand(CLI::App& parent) {
       "mxfp4 puts every matrix in mxfp4, in the bytes ggml's quantizer writes (llama-quantize --pure\n"
       "MXFP4_MOE); its MXFP4_MOE preset without --pure (experts mxfp4, other matrices q8_0) has no trit\n"
       "equivalent yet.\n"
+      "i2_s (bitnet.cpp's BitNet format, one scale per tensor) takes weights that are already ternary\n"
+      "(a BitNet checkpoint; others are refused by name), keeps the embeddings and folds a weight's .scale\n"
+      "tensor into its scale. From i2_s, tq1_0 and tq2_0 are exact: d = 1 blocks and the scale in a .scale\n"
+      "tensor, so i2_s -> tq2_0 -> i2_s gives the same bytes back.\n"
       "With --imatrix, q4_0, q4_1, q5_0, q5_1, q4_K, q5_K and q6_K come out byte for byte as\n"
       "llama-quantize --pure --imatrix writes them; iq4_nl and iq4_xs weigh trit's own search the same way;\n"
       "q8_0, mxfp4, the float types and tq1_0/tq2_0 take no weights (nor in llama.cpp). A tensor the matrix has\n"
       "no entry for (token_embd, often output) is quantized without.\n\n"
       "Examples:\n  trit quantize models/stories260K.gguf /tmp/s-q8.gguf q8_0\n"
       "  trit quantize big-f16.gguf big-tq2.gguf tq2_0 --strict\n"
+      "  trit quantize ggml-model-i2_s.gguf bitnet-tq1_0.gguf tq1_0      # the same model in 1.69 bits\n"
       "  llama-imatrix -m big-f16.gguf -f calibration.txt -o big.imatrix.gguf\n"
       "  trit quantize big-f16.gguf big-q4k.gguf q4_K --imatrix big.imatrix.gguf");
   return {app, [opt] { return RunQuantize(*opt); }};

@@ -49,6 +49,10 @@ bool RowFits(const gguf::TensorInfo& t, const quant::TypeInfo& type) {
 
 }  // namespace
 
+bool IsQuantizeTarget(const quant::TypeInfo& type) {
+  return type.quantize != nullptr || type.type == GgmlType::kI2_S;
+}
+
 int EffectiveDims(const std::vector<int64_t>& shape) {
   int n = 1;
   for (size_t i = 1; i < shape.size(); ++i) {
@@ -75,6 +79,17 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
       plans.push_back(p);
       continue;
     }
+    const bool i2s = requested.type == GgmlType::kI2_S;
+    if (i2s && (t.name == "token_embd.weight" || t.name == "output.weight")) {
+      p.reason = "kept: i2_s holds one scale per tensor, which embedding rows do not apply (bitnet.cpp keeps them too)";
+      plans.push_back(p);
+      continue;
+    }
+    if (i2s && EffectiveDims(t.shape) > 2) {
+      p.reason = "kept: trit reads i2_s for 2-D matrices only";
+      plans.push_back(p);
+      continue;
+    }
     const quant::TypeInfo* target = &requested;
     if (!RowFits(t, *target)) {
       if (policy == FallbackPolicy::kRefuse) {
@@ -95,11 +110,14 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
       p.action = TensorAction::kCopy;
       if (p.reason.empty()) p.reason = "already this type";
     } else {
-      if (t.type->dequantize == nullptr) {
+      // I2_S has no row dequantizer or quantizer (its scale is the
+      // tensor's): quantize_file.cpp converts it whole.
+      const bool whole_i2s = t.type->type == GgmlType::kI2_S;
+      if (t.type->dequantize == nullptr && !whole_i2s) {
         return Error(ErrorCode::kUnsupported, "tensor '{}': cannot convert from type {} (trit has no dequantizer for it)",
                      t.name, t.type->name);
       }
-      if (target->quantize == nullptr) {
+      if (target->quantize == nullptr && target->type != GgmlType::kI2_S) {
         return Error(ErrorCode::kUnsupported, "tensor '{}': trit has no quantizer for type {}", t.name, target->name);
       }
       p.action = TensorAction::kConvert;
@@ -132,6 +150,7 @@ int LlamaFileType(GgmlType type) {
     // rest in q8_0, and with --pure (every matrix its default type, as trit
     // quantizes) it writes an all-mxfp4 file under this same number.
     case GgmlType::kMXFP4: return 38;
+    case GgmlType::kI2_S: return 40;  // bitnet.cpp's LLAMA_FTYPE_MOSTLY_I2_S
     default: return -1;
   }
 }

@@ -38,6 +38,10 @@ struct TensorPlan {
 
 enum class FallbackPolicy { kAllow, kRefuse };
 
+// True for the types QuantizeFile can write: those with a row quantizer,
+// and I2_S (quantized whole, quant/i2s_quants.h).
+bool IsQuantizeTarget(const quant::TypeInfo& type);
+
 // Number of dimensions as ggml counts them: trailing dimensions of size 1 do not count.
 int EffectiveDims(const std::vector<int64_t>& shape);
 

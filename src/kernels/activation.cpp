@@ -55,6 +55,13 @@ void GeGlu(const float* gate, const float* up, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = Gelu(gate[i]) * up[i];
 }
 
+void ReluSqGlu(const float* gate, const float* up, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float r = gate[i] > 0.0f ? gate[i] : 0.0f;
+    out[i] = r * r * up[i];
+  }
+}
+
 void GeluErfRow(float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) x[i] = GeluErf(x[i]);
 }

@@ -27,6 +27,9 @@ void SwiGlu(const float* gate, const float* up, int64_t n, float* out);
 void SwiGluOai(const float* gate, const float* up, int64_t n, float* out);
 // out = gelu(gate) * up  (GeGLU)
 void GeGlu(const float* gate, const float* up, int64_t n, float* out);
+// out = relu(gate)^2 * up  (BitNet b1.58's squared-ReLU feed-forward, Hugging
+// Face's "relu2"); one product order, so every kernel set shares it.
+void ReluSqGlu(const float* gate, const float* up, int64_t n, float* out);
 // x (n) := GeluErf(x) elementwise.
 void GeluErfRow(float* x, int64_t n);
 void Add(const float* a, const float* b, int64_t n, float* out);

@@ -33,6 +33,7 @@ const Architecture& Gemma2Architecture();
 const Architecture& Gemma3Architecture();
 const Architecture& Gemma4Architecture();
 const Architecture& BitnetArchitecture();
+const Architecture& BitnetB158Architecture();
 const Architecture& BertArchitecture();
 
 // Every registered architecture, in registry order.

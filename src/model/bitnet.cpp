@@ -8,6 +8,14 @@
 // bitnet.hidden_activation when present (silu by default; "relu2" is not
 // among the names it maps, so it too falls back to silu): trit accepts the
 // names that mean silu and refuses others rather than guess.
+//
+// Architecture 'bitnet-b1.58' (bitnet.cpp's name for BitNet b1.58 2B4T, the
+// checkpoint Microsoft ships as I2_S GGUF): the same block with the
+// squared-ReLU feed-forward of Hugging Face's BitNetForCausalLM (hidden_act
+// "relu2": relu(gate)^2 * up, then ffn_sub_norm), logits from output.weight
+// when the file has one and from token_embd otherwise (2B4T ties them).
+// I2_S weights (quant/i2s_quants.h) are read by both: their per-tensor scale
+// is each projection's output scale.
 #include <string>
 
 #include "model/architecture.h"
@@ -38,10 +46,29 @@ Expected<std::unique_ptr<Model>> LoadBitnet(gguf::File file, const LoadOptions& 
   return BuildDecoder(std::move(file), std::move(*h), options, load);
 }
 
+Expected<std::unique_ptr<Model>> LoadBitnetB158(gguf::File file, const LoadOptions& load) {
+  Expected<HParams> h = ReadHParams(file, "bitnet-b1.58", kernels::RopeMode::kNeox);
+  if (!h.ok()) return h.status();
+  if (h->q_dim() != h->n_embd) {
+    return Error(ErrorCode::kUnsupported, "bitnet-b1.58: head_count * key_length is {}, expected embedding_length {}",
+                 h->q_dim(), h->n_embd);
+  }
+  DecoderOptions options;
+  options.sub_norms = true;
+  options.weight_scales = true;
+  options.ffn_activation = FfnActivation::kReluSquared;
+  return BuildDecoder(std::move(file), std::move(*h), options, load);
+}
+
 }  // namespace
 
 const Architecture& BitnetArchitecture() {
   static const Architecture kArchitecture{"bitnet", &LoadBitnet};
+  return kArchitecture;
+}
+
+const Architecture& BitnetB158Architecture() {
+  static const Architecture kArchitecture{"bitnet-b1.58", &LoadBitnetB158};
   return kArchitecture;
 }
 

@@ -18,8 +18,10 @@
 namespace trit::model {
 
 Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParams& h, const DecoderOptions& options) {
-  TensorBinder b(file, h.architecture);
   DecoderWeights w;
+  // I2_S matrices are read where their per-tensor scale has a place: the
+  // architectures with per-tensor output scales (bitnet).
+  TensorBinder b(file, h.architecture, options.weight_scales ? &w.converted : nullptr);
   w.token_embd = b.Matrix("token_embd.weight", h.n_embd, h.n_vocab);
   w.output_norm = b.Vector("output_norm.weight", h.n_embd);
   // Tied embeddings: without output.weight the logits reuse token_embd.
@@ -59,17 +61,18 @@ Expected<DecoderWeights> BindDecoderWeights(const gguf::File& file, const HParam
     if (options.post_norms) l.ffn_post_norm = b.Vector(p + "post_ffw_norm.weight", h.n_embd);
     if (options.weight_scales) {
       // Optional, as in llama.cpp: a missing scale means 1; a present one must have shape [1].
-      auto scale = [&](const char* name) { return b.Has(p + name) ? b.Vector(p + name, 1) : nullptr; };
-      l.wq_scale = scale("attn_q.scale");
-      l.wk_scale = scale("attn_k.scale");
-      l.wv_scale = scale("attn_v.scale");
-      l.wo_scale = scale("attn_output.scale");
-      l.gate_scale = scale("ffn_gate.scale");
-      l.up_scale = scale("ffn_up.scale");
-      l.down_scale = scale("ffn_down.scale");
+      // An I2_S weight's own scale is one too (multiplied in when both exist).
+      auto scale = [&](const char* name) { return b.OutputScale(p + name + ".weight", p + name + ".scale"); };
+      l.wq_scale = scale("attn_q");
+      l.wk_scale = scale("attn_k");
+      l.wv_scale = scale("attn_v");
+      l.wo_scale = scale("attn_output");
+      l.gate_scale = scale("ffn_gate");
+      l.up_scale = scale("ffn_up");
+      l.down_scale = scale("ffn_down");
     }
   }
-  if (!b.status().ok()) return b.status();
+  if (Status s = b.CheckScalesClaimed(); !s.ok()) return s;
   return w;
 }
 
@@ -88,6 +91,7 @@ uint64_t RepackForOptimizedKernels(DecoderWeights& w, bool experts) {
   matrices.push_back(&w.output);
   const uint64_t bytes = RepackMatrices(matrices, &w.repacked);
   if (tied) w.token_embd = w.output;
+  w.converted.ReleaseUnused(matrices);  // the I2_S conversions now copied into row groups
   return bytes;
 }
 
@@ -245,6 +249,7 @@ void DecoderModel::FeedForward(int64_t il, int64_t n, ThreadPool& pool, Scratch&
     switch (options_.ffn_activation) {
       case FfnActivation::kSilu: ops_.swiglu(g, &up[r * h.n_ff], h.n_ff, g); break;
       case FfnActivation::kGelu: ops_.geglu(g, &up[r * h.n_ff], h.n_ff, g); break;
+      case FfnActivation::kReluSquared: kernels::ReluSqGlu(g, &up[r * h.n_ff], h.n_ff, g); break;
     }
   });
   NormRows(ops_, l.ffn_sub_norm, n, h.n_ff, h.rms_eps, gate.data(), pool);

@@ -38,6 +38,7 @@ namespace trit::model {
 enum class FfnActivation {
   kSilu,  // silu(gate) * up (SwiGLU)
   kGelu,  // gelu_tanh(gate) * up (GeGLU)
+  kReluSquared,  // relu(gate)^2 * up (bitnet-b1.58)
 };
 
 struct DecoderOptions {
@@ -100,6 +101,8 @@ struct DecoderWeights {
   // Copies in the row-group layout (kernels/repack.h) that matrices above
   // point into instead of the file, when the optimized kernels read them so.
   HugeBuffer repacked;
+  // Matrices rewritten at load (I2_S as TQ2_0) and their per-tensor scales.
+  ConvertedWeights converted;
 };
 
 // Moves every matrix the optimized kernels read faster in the row-group

@@ -7,10 +7,11 @@
 namespace trit::model {
 
 std::span<const Architecture* const> Architectures() {
-  static const std::array<const Architecture*, 12> kAll = {
+  static const std::array<const Architecture*, 13> kAll = {
       &LlamaArchitecture(),  &Qwen2Architecture(),  &Qwen3Architecture(),  &Qwen3MoeArchitecture(),
       &Qwen35Architecture(), &GemmaArchitecture(),  &Gemma2Architecture(), &Gemma3Architecture(),
-      &Gemma4Architecture(), &GptOssArchitecture(), &BitnetArchitecture(), &BertArchitecture()};
+      &Gemma4Architecture(), &GptOssArchitecture(), &BitnetArchitecture(), &BitnetB158Architecture(),
+      &BertArchitecture()};
   return kAll;
 }
 

@@ -1,7 +1,12 @@
 #include "model/tensor_binder.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include "quant/block_formats.h"
+#include "quant/i2s_quants.h"
 
 namespace trit::model {
 
@@ -23,12 +28,77 @@ const gguf::TensorInfo* TensorBinder::Find(const std::string& name, const std::v
 kernels::Matrix TensorBinder::Matrix(const std::string& name, int64_t n_cols, int64_t n_rows) {
   const gguf::TensorInfo* t = Find(name, {n_cols, n_rows});
   if (t == nullptr) return {};
+  if (t->type->type == quant::GgmlType::kI2_S) return ConvertI2S(*t, n_cols, n_rows);
   if (t->type->dequantize == nullptr) {
     status_ = Error(ErrorCode::kUnsupported, "tensor '{}': type {} cannot be computed by trit yet", name, t->type->name);
     return {};
   }
   const std::span<const uint8_t> bytes = file_.TensorData(*t);
   return kernels::Matrix{t->type, bytes.data(), n_cols, n_rows, t->n_bytes / static_cast<uint64_t>(n_rows)};
+}
+
+kernels::Matrix TensorBinder::ConvertI2S(const gguf::TensorInfo& t, int64_t n_cols, int64_t n_rows) {
+  if (converted_ == nullptr) {
+    status_ = Error(ErrorCode::kUnsupported,
+                    "tensor '{}': type i2_s (BitNet) is read by the bitnet architectures, whose projections take "
+                    "a per-tensor scale, not by '{}'",
+                    t.name, arch_);
+    return {};
+  }
+  if (n_cols % quant::kQK_K != 0) {
+    status_ = Error(ErrorCode::kUnsupported,
+                    "tensor '{}': i2_s rows of {} values: trit runs i2_s as tq2_0 blocks of 256 values, so the row "
+                    "length must be a multiple of 256",
+                    t.name, n_cols);
+    return {};
+  }
+  const std::span<const uint8_t> bytes = file_.TensorData(t);
+  const quant::TypeInfo& tq2 = quant::GetType(quant::GgmlType::kTQ2_0);
+  const uint64_t row_bytes = static_cast<uint64_t>(n_cols / quant::kQK_K) * static_cast<uint64_t>(tq2.type_size);
+  auto buffer = std::make_unique<uint8_t[]>(row_bytes * static_cast<uint64_t>(n_rows));
+  for (int64_t r = 0; r < n_rows; ++r) {
+    quant::I2SRowToTQ2_0(bytes, n_cols, r, buffer.get() + static_cast<uint64_t>(r) * row_bytes);
+  }
+  const float scale = quant::I2SScale(bytes);
+  if (!std::isfinite(scale)) {
+    status_ = Error(ErrorCode::kCorrupt, "tensor '{}': i2_s scale is {}", t.name, scale);
+    return {};
+  }
+  converted_->scales[t.name] = scale;
+  converted_->unclaimed.push_back(t.name);
+  const kernels::Matrix m{&tq2, buffer.get(), n_cols, n_rows, row_bytes};
+  converted_->buffers.push_back(std::move(buffer));
+  return m;
+}
+
+Status TensorBinder::CheckScalesClaimed() const {
+  if (!status_.ok()) return status_;
+  if (converted_ == nullptr || converted_->unclaimed.empty()) return Status::Ok();
+  return Error(ErrorCode::kUnsupported,
+               "tensor '{}': type i2_s keeps one scale for the whole tensor, and architecture '{}' has no "
+               "per-tensor scale for this weight (bitnet.cpp keeps embeddings in f16)",
+               converted_->unclaimed.front(), arch_);
+}
+
+void ConvertedWeights::ReleaseUnused(std::span<const kernels::Matrix* const> live) {
+  std::erase_if(buffers, [&](const std::unique_ptr<uint8_t[]>& b) {
+    for (const kernels::Matrix* m : live) {
+      if (m->data == b.get()) return false;
+    }
+    return true;
+  });
+}
+
+const float* TensorBinder::OutputScale(const std::string& weight, const std::string& scale_name) {
+  if (!status_.ok()) return nullptr;
+  const float* file_scale = Has(scale_name) ? Vector(scale_name, 1) : nullptr;
+  if (!status_.ok()) return nullptr;
+  if (converted_ == nullptr) return file_scale;
+  const auto it = converted_->scales.find(weight);
+  if (it == converted_->scales.end()) return file_scale;
+  std::erase(converted_->unclaimed, weight);
+  if (file_scale != nullptr) it->second *= *file_scale;
+  return &it->second;
 }
 
 std::vector<kernels::Matrix> TensorBinder::Experts(const std::string& name, int64_t n_cols, int64_t n_rows,

@@ -7,6 +7,7 @@
 #include "base/checked_math.h"
 #include "quant/block_formats.h"
 #include "quant/float_types.h"
+#include "quant/i2s_quants.h"
 #include "quant/iq_quants.h"
 #include "quant/k_quants.h"
 #include "quant/legacy_quants.h"
@@ -21,7 +22,7 @@ using T = GgmlType;
 // The one table. Names, block sizes and bytes per block are ggml's
 // (ggml.c type_traits, ggml-common.h block structs); sizes come from the
 // structs in block_formats.h, whose static_asserts pin them to ggml's.
-constexpr std::array<TypeInfo, 32> kTypes = {{
+constexpr std::array<TypeInfo, 33> kTypes = {{
     {T::kF32, "f32", 1, 4, DequantizeRowF32, QuantizeRowF32},
     {T::kF16, "f16", 1, 2, DequantizeRowF16, QuantizeRowF16},
     {T::kQ4_0, "q4_0", kQK4_0, sizeof(BlockQ4_0), DequantizeRowQ4_0, QuantizeRowQ4_0, QuantizeRowWeightedQ4_0},
@@ -53,6 +54,8 @@ constexpr std::array<TypeInfo, 32> kTypes = {{
     {T::kBF16, "bf16", 1, 2, DequantizeRowBF16, QuantizeRowBF16},
     {T::kTQ1_0, "tq1_0", kQK_K, sizeof(BlockTQ1_0), DequantizeRowTQ1_0, QuantizeRowTQ1_0},
     {T::kTQ2_0, "tq2_0", kQK_K, sizeof(BlockTQ2_0), DequantizeRowTQ2_0, QuantizeRowTQ2_0},
+    // bitnet.cpp's fork: 128 values per 32 bytes, one scale per tensor after the rows.
+    {T::kI2_S, "i2_s", kQKI2S, 32, nullptr, nullptr, nullptr, kI2STrailerBytes},
     {T::kMXFP4, "mxfp4", kQKMxfp4, sizeof(BlockMxfp4), DequantizeRowMXFP4, QuantizeRowMXFP4},
 }};
 
@@ -112,6 +115,17 @@ Expected<uint64_t> RowBytes(const TypeInfo& type, int64_t n_elements) {
   if (!bytes) {
     return Error(ErrorCode::kInvalidArgument, "type {}: {} elements overflow a 64-bit byte count",
                  type.name, n_elements);
+  }
+  return *bytes;
+}
+
+Expected<uint64_t> TensorBytes(const TypeInfo& type, int64_t n_elements) {
+  Expected<uint64_t> rows = RowBytes(type, n_elements);
+  if (!rows.ok()) return rows;
+  const auto bytes = CheckedAdd(*rows, type.tensor_trailer);
+  if (!bytes) {
+    return Error(ErrorCode::kInvalidArgument, "type {}: {} elements overflow a 64-bit byte count", type.name,
+                 n_elements);
   }
   return *bytes;
 }

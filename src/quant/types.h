@@ -45,6 +45,7 @@ enum class GgmlType : uint32_t {
   kBF16 = 30,
   kTQ1_0 = 34,
   kTQ2_0 = 35,
+  kI2_S = 36,  // bitnet.cpp's fork only (upstream ggml retired 36 with IQ4_NL_4_4)
   kMXFP4 = 39,
 };
 
@@ -69,6 +70,10 @@ struct TypeInfo {
   // ternary types, which llama-quantize quantizes the same with or without an
   // importance matrix) or trit cannot produce it.
   QuantizeWeightedFn quantize_weighted = nullptr;
+  // Bytes a whole tensor of this type has after its rows: 32 for I2_S (its
+  // one float scale, quant/i2s_quants.h), 0 for every ggml type. Such a
+  // type's values need the whole tensor, so it has no row dequantizer.
+  uint64_t tensor_trailer = 0;
 };
 
 // The entry for a raw GGUF type id; nullptr when the id is not a known type.
@@ -79,6 +84,10 @@ const TypeInfo& GetType(GgmlType type);
 const TypeInfo* FindTypeByName(std::string_view name);
 // Every known type, in id order.
 std::span<const TypeInfo> AllTypes();
+
+// Bytes of a whole tensor of `n_elements` elements: RowBytes plus the
+// type's tensor_trailer. Errors as RowBytes does.
+Expected<uint64_t> TensorBytes(const TypeInfo& type, int64_t n_elements);
 
 // Bytes taken by `n_elements` elements of `type`. Errors when n_elements is
 // negative or not a multiple of the block size, or the size overflows.

@@ -77,10 +77,10 @@ std::vector<float> Chunked(const model::Model& m, size_t chunk, int n_threads, k
   return ChunkedLogits(m, kIds, chunk, n_threads, kv);
 }
 
-const char* const kNewArchitectures[] = {"gemma", "gemma2", "gemma3", "bitnet"};
+const char* const kNewArchitectures[] = {"gemma", "gemma2", "gemma3", "bitnet", "bitnet-b1.58"};
 
 TEST_F(ArchitecturesTest, RegisteredOnceEach) {
-  EXPECT_EQ(model::Architectures().size(), 12u);
+  EXPECT_EQ(model::Architectures().size(), 13u);
   for (const char* a : kNewArchitectures) {
     const model::Architecture* arch = model::FindArchitecture(a);
     ASSERT_NE(arch, nullptr) << a;

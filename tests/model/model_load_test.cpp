@@ -63,7 +63,7 @@ TEST_F(ModelLoadTest, RegistryKnowsEachArchitectureOnce) {
   ASSERT_NE(model::FindArchitecture("qwen2"), nullptr);
   ASSERT_NE(model::FindArchitecture("qwen3"), nullptr);
   EXPECT_EQ(model::FindArchitecture("gpt9"), nullptr);
-  EXPECT_EQ(model::Architectures().size(), 12u);
+  EXPECT_EQ(model::Architectures().size(), 13u);
   // Each architecture either generates text or embeds it, never both.
   for (const model::Architecture* a : model::Architectures()) {
     EXPECT_NE(a->load == nullptr, a->load_encoder == nullptr) << a->name;
@@ -91,7 +91,7 @@ TEST_F(ModelLoadTest, UnknownArchitectureRefusedByName) {
   RandomModelSpec spec;
   spec.architecture = "gpt9";
   const std::string err = LoadError(spec);
-  EXPECT_NE(err.find("unknown architecture 'gpt9' (known: llama, qwen2, qwen3, qwen3moe, qwen35, gemma, gemma2, gemma3, gemma4, gpt-oss, bitnet, bert)"), std::string::npos) << err;
+  EXPECT_NE(err.find("unknown architecture 'gpt9' (known: llama, qwen2, qwen3, qwen3moe, qwen35, gemma, gemma2, gemma3, gemma4, gpt-oss, bitnet, bitnet-b1.58, bert)"), std::string::npos) << err;
 }
 
 TEST_F(ModelLoadTest, MissingHyperParameterRefusedByKey) {

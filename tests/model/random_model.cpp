@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
 #include "formats/gguf/reader.h"
 #include "formats/gguf/writer.h"
+#include "base/check.h"
+#include "quant/i2s_quants.h"
 #include "quant/random_blocks.h"
 
 namespace trit::testing {
@@ -49,8 +52,40 @@ RandomModelSpec ArchitecturePreset(const std::string& architecture) {
     s.n_ff = 512;
     s.n_rot = 32;
   }
+  if (architecture == "bitnet-b1.58") {
+    s.tied = true;
+    s.sub_norms = true;
+    s.ternary_matrices = true;
+    s.embd_std = 0.125f;
+    s.n_embd = 256;  // i2_s rows run as tq2_0 blocks of 256
+    s.n_ff = 512;
+    s.n_rot = 32;
+  }
   return s;
 }
+
+namespace {
+
+// n values in {-scale, 0, scale} (about a third each) as f32 or I2_S bytes.
+std::vector<uint8_t> TernaryTensorBytes(quant::GgmlType type, int64_t n, float scale, std::mt19937_64& rng,
+                                        std::normal_distribution<float>& normal) {
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) {
+    const float z = normal(rng);
+    x = z > 0.43f ? scale : (z < -0.43f ? -scale : 0.0f);
+  }
+  if (type == quant::GgmlType::kI2_S) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(quant::I2SBytes(n)));
+    TRIT_CHECK(quant::QuantizeI2S(v.data(), n, 1.0f, bytes).ok());
+    return bytes;
+  }
+  TRIT_CHECK(type == quant::GgmlType::kF32);
+  std::vector<uint8_t> bytes(v.size() * sizeof(float));
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+}  // namespace
 
 std::vector<uint8_t> RandomTensorBytes(quant::GgmlType type, int64_t n, float scale, float offset,
                                        std::mt19937_64& rng, std::normal_distribution<float>& normal) {
@@ -106,7 +141,15 @@ Status WriteRandomModel(const RandomModelSpec& s, const std::string& path) {
     // n_rows == 0: a vector of n_cols elements.
     if (name == s.wrong_tensor) (n_rows == 0 ? n_cols : n_rows) /= 2;
     const std::vector<int64_t> shape = n_rows == 0 ? std::vector<int64_t>{n_cols} : std::vector<int64_t>{n_cols, n_rows};
-    const quant::GgmlType type = matrix ? s.matrix_type : quant::GgmlType::kF32;
+    const bool embedding = name == "token_embd.weight" || name == "output.weight";
+    if (s.ternary_matrices && matrix && !embedding) {
+      // A per-tensor scale that differs between tensors, around `scale`.
+      const float ts = scale * (0.75f + 0.5f * std::fabs(normal(rng)));
+      status = w.AddTensorData(name, s.matrix_type, shape, TernaryTensorBytes(s.matrix_type, n_cols * n_rows, ts, rng, normal));
+      return;
+    }
+    const quant::GgmlType type =
+        matrix && !(s.ternary_matrices && embedding) ? s.matrix_type : quant::GgmlType::kF32;
     status = w.AddTensorData(name, type, shape,
                              RandomTensorBytes(type, n_cols * std::max<int64_t>(n_rows, 1), scale, offset, rng, normal));
   };

@@ -1,5 +1,5 @@
 // Writes small decoder GGUF models (llama, qwen2, qwen3, gemma, gemma2,
-// gemma3, bitnet) with random weights (gguf::Writer), for forward-pass
+// gemma3, bitnet, bitnet-b1.58) with random weights (gguf::Writer), for forward-pass
 // tests, malformed-model tests and the numpy cross-check.
 #pragma once
 
@@ -37,6 +37,10 @@ struct RandomModelSpec {
   int64_t sliding_window = 0;      // > 0: written as {arch}.attention.sliding_window
   float embd_std = 1.0f;  // standard deviation of token_embd's values
   quant::GgmlType matrix_type = quant::GgmlType::kF32;
+  // Every layer matrix ternary with one scale per tensor (values in {-s, 0,
+  // s}: what an I2_S tensor holds); the embeddings stay f32 (bitnet-b1.58).
+  // With matrix_type I2_S they are written as I2_S, otherwise as f32.
+  bool ternary_matrices = false;
   std::string skip_tensor;   // not written (a missing-tensor model)
   std::string wrong_tensor;  // written with its last dimension halved
   uint64_t seed = 1;

@@ -109,6 +109,7 @@ def main():
         for type_name in types:
             if type_name.upper() not in Q.__members__:
                 # mxfp4: gguf-py 0.17.1 (requirements.txt) predates it; its reader refuses type 39.
+                # i2_s is bitnet.cpp's, never upstream ggml's.
                 print(f"SKIP {type_name}: this gguf-py has no such type", flush=True)
                 continue
             out = os.path.join(tmp, f"out-{type_name}.gguf")

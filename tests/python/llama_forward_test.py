@@ -5,7 +5,8 @@ For each variant (llama untied f32, llama tied, llama with q8_0 matrices,
 qwen2 with q/k/v biases, qwen3 with q/k norms, gemma with key_length !=
 n_embd / n_head, gemma2 with soft-capping and a 6-key window on even
 layers, gemma3 with 7 layers (one global, rope base 1e6 with linear scaling
-8) and a 5-key window, bitnet in f32, TQ1_0 and TQ2_0 with weight scales),
+8) and a 5-key window, bitnet in f32, TQ1_0 and TQ2_0 with weight scales, bitnet-b1.58 with
+ternary f32 matrices of one scale each, as I2_S holds them),
 make_random_model writes a small random-weight GGUF with trit's
 gguf::Writer (the architecture's preset); llama.cpp's `gguf` package reads
 it back and llama_numpy_forward.py computes the logits of every row;
@@ -45,6 +46,7 @@ VARIANTS = [
     ("bitnet", [], TIGHT),
     ("bitnet", ["tq1_0"], TIGHT),
     ("bitnet", ["tq2_0"], TIGHT),
+    ("bitnet-b1.58", [], TIGHT),
 ]
 
 

@@ -27,6 +27,8 @@ gemma*.cpp, bitnet.cpp), on top of that:
           Wo, rmsnorm * ffn_sub_norm on silu(g) * u before Wd; each
           projection's output times its `.scale` tensor when present;
           logits from token_embd.
+  bitnet-b1.58: bitnet with relu(g)^2 * u in place of silu(g) * u, and
+          output.weight when present (tied otherwise).
 """
 import numpy as np
 import gguf
@@ -54,7 +56,7 @@ class Model:
         self.n_rot = int(_field(r, f"{a}.rope.dimension_count", self.head_dim))
         self.eps = float(_field(r, f"{a}.attention.layer_norm_rms_epsilon"))
         self.base = float(_field(r, f"{a}.rope.freq_base", 10000.0))
-        self.neox = a in ("qwen2", "qwen3", "gemma", "gemma2", "gemma3", "bitnet")
+        self.neox = a in ("qwen2", "qwen3", "gemma", "gemma2", "gemma3", "bitnet", "bitnet-b1.58")
         self.gemma = a in ("gemma", "gemma2", "gemma3")
         factor = float(_field(r, f"{a}.rope.scaling.factor", 0.0))
         self.freq_scale = 1.0 / factor if factor > 0 else 1.0
@@ -176,6 +178,8 @@ class Model:
             if self.gemma:
                 c = np.sqrt(2.0 / np.pi)
                 f = 0.5 * g * (1.0 + np.tanh(c * (g + 0.044715 * g ** 3))) * u
+            elif self.arch == "bitnet-b1.58":
+                f = np.maximum(g, 0.0) ** 2 * u
             else:
                 f = (g / (1.0 + np.exp(-g))) * u
             if p + "ffn_sub_norm.weight" in t:

@@ -29,8 +29,11 @@ constexpr Expected kGgml[] = {
     {23, "iq4_xs", 256, 136},  {24, "i8", 1, 1},          {25, "i16", 1, 2},
     {26, "i32", 1, 4},         {27, "i64", 1, 8},         {28, "f64", 1, 8},
     {29, "iq1_m", 256, 56},    {30, "bf16", 1, 2},        {34, "tq1_0", 256, 54},
-    {35, "tq2_0", 256, 66},    {39, "mxfp4", 32, 17},
+    {35, "tq2_0", 256, 66},    {36, "i2_s", 128, 32},     {39, "mxfp4", 32, 17},
 };
+// i2_s is bitnet.cpp's (its fork's ggml.c says block 1, size 1 and
+// special-cases ggml_nbytes to n / 4 + 32): the same bytes, described here as
+// 128-value blocks of 32 bytes plus a 32-byte tensor trailer.
 
 TEST(TypesTest, TableMatchesGgmlExactly) {
   ASSERT_EQ(AllTypes().size(), std::size(kGgml));
@@ -52,9 +55,17 @@ TEST(TypesTest, FindTypeById) {
     EXPECT_EQ(&GetType(t->type), t);
   }
   // Ids ggml removed (4, 5: q4_2, q4_3; 31..33: q4_0_4_4 ...) or never had.
-  for (uint32_t id : {4u, 5u, 31u, 32u, 33u, 36u, 37u, 38u, 40u, 1000u, 0xffffffffu}) {
+  for (uint32_t id : {4u, 5u, 31u, 32u, 33u, 37u, 38u, 40u, 1000u, 0xffffffffu}) {
     EXPECT_EQ(FindType(id), nullptr) << id;
   }
+}
+
+TEST(TypesTest, TensorBytesAddTheTrailer) {
+  EXPECT_EQ(*TensorBytes(GetType(GgmlType::kI2_S), 256 * 4), 256u + 32u);
+  EXPECT_EQ(*RowBytes(GetType(GgmlType::kI2_S), 256 * 4), 256u);
+  EXPECT_EQ(*TensorBytes(GetType(GgmlType::kTQ2_0), 256), 66u);
+  EXPECT_FALSE(TensorBytes(GetType(GgmlType::kI2_S), 100).ok());
+  for (const TypeInfo& t : AllTypes()) EXPECT_EQ(t.tensor_trailer, t.type == GgmlType::kI2_S ? 32u : 0u) << t.name;
 }
 
 TEST(TypesTest, NamesRoundTripCaseInsensitively) {

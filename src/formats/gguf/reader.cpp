@@ -296,7 +296,9 @@ Status ReadTensorInfo(ByteCursor& in, uint64_t index, const Header& header, Tens
   const auto row_bytes = CheckedMul(static_cast<uint64_t>(row / t->type->block_size),
                                     static_cast<uint64_t>(t->type->type_size));
   const uint64_t n_rows = row == 0 ? 0 : n_elements / static_cast<uint64_t>(row);
-  const auto n_bytes = row_bytes ? CheckedMul(*row_bytes, n_rows) : std::nullopt;
+  // (+ the type's per-tensor trailer: I2_S's scale, quant/types.h)
+  const auto rows_bytes = row_bytes ? CheckedMul(*row_bytes, n_rows) : std::nullopt;
+  const auto n_bytes = rows_bytes ? CheckedAdd(*rows_bytes, t->type->tensor_trailer) : std::nullopt;
   if (!n_bytes) {
     return Error(ErrorCode::kCorrupt, "{}: shape {} of type {} is larger than 2^64 bytes", context,
                  ShapeString(t->shape), t->type->name);

@@ -209,7 +209,8 @@ Status Writer::AddTensor(const std::string& name, quant::GgmlType type, std::vec
   const auto row_bytes = CheckedMul(static_cast<uint64_t>(shape[0] / info->block_size),
                                     static_cast<uint64_t>(info->type_size));
   const uint64_t n_rows = shape[0] == 0 ? 0 : n_elements / static_cast<uint64_t>(shape[0]);
-  const auto n_bytes = row_bytes ? CheckedMul(*row_bytes, n_rows) : std::nullopt;
+  const auto rows_bytes = row_bytes ? CheckedMul(*row_bytes, n_rows) : std::nullopt;
+  const auto n_bytes = rows_bytes ? CheckedAdd(*rows_bytes, info->tensor_trailer) : std::nullopt;
   if (!n_bytes) {
     return Error(ErrorCode::kInvalidArgument, "tensor '{}': size overflows", name);
   }
