@@ -65,6 +65,13 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
                                                    const quant::TypeInfo& requested, FallbackPolicy policy) {
   std::vector<TensorPlan> plans;
   plans.reserve(tensors.size());
+  // From a BitNet I2_S file to tq1_0/tq2_0, the ternary matrices convert
+  // exactly (quantize_file.cpp), and the embeddings are kept so that the
+  // result is the same model, not one with a ternary embedding.
+  bool has_i2s = false;
+  for (const gguf::TensorInfo& t : tensors) has_i2s |= t.type->type == GgmlType::kI2_S;
+  const bool i2s_to_ternary =
+      has_i2s && (requested.type == GgmlType::kTQ1_0 || requested.type == GgmlType::kTQ2_0);
   for (const gguf::TensorInfo& t : tensors) {
     TensorPlan p;
     p.tensor = &t;
@@ -80,7 +87,13 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
       continue;
     }
     const bool i2s = requested.type == GgmlType::kI2_S;
-    if (i2s && (t.name == "token_embd.weight" || t.name == "output.weight")) {
+    const bool embedding = t.name == "token_embd.weight" || t.name == "output.weight";
+    if (i2s_to_ternary && embedding) {
+      p.reason = "kept: the ternary types carry the i2_s file's matrices exactly, and its embeddings as they are";
+      plans.push_back(p);
+      continue;
+    }
+    if (i2s && embedding) {
       p.reason = "kept: i2_s holds one scale per tensor, which embedding rows do not apply (bitnet.cpp keeps them too)";
       plans.push_back(p);
       continue;
