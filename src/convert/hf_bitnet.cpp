@@ -7,13 +7,14 @@
 // TextModel.set_gguf_parameters with vocab_size and rope.dimension_count.
 // The seven projections are ternary (HfTernary), in the form
 // quantization_config says:
-//   none, or quantization_mode "online" (microsoft/bitnet-b1.58-2B-4T-bf16:
-//     autobitlinear, online): float master weights, ternarized by the
-//     absmean rule as bitnet.cpp's weight_quant and transformers'
+//   none, or linear_class "autobitlinear" with quantization_mode "online"
+//     (microsoft/bitnet-b1.58-2B-4T-bf16): float master weights, ternarized
+//     by the absmean rule as bitnet.cpp's weight_quant and transformers'
 //     WeightQuant do;
-//   "offline" (the default mode): packed U8 weights with weight_scale, read
-//     as linear_class says: "bitlinear" (the default) divides by it,
-//     "autobitlinear" multiplies.
+//   "bitlinear" (the default class, any mode; BitLinear has only packed
+//     buffers) or "autobitlinear" with "offline" (the default mode): packed
+//     U8 weights with weight_scale, which BitLinear divides by and
+//     AutoBitLinear multiplies by.
 // The vocabulary: tokenizer.model when there is one, else tokenizer.json
 // (2B4T: Llama 3's byte-level BPE), as bitnet.cpp's set_vocab tries them.
 #include <fmt/format.h>
@@ -62,8 +63,11 @@ Expected<HfTernary> TernaryForm(const HfModelConfig& c) {
     return Error(ErrorCode::kUnsupported, "config.json: quantization_config.linear_class '{}': expected bitlinear "
                  "or autobitlinear", linear);
   }
-  if (mode == "online") return HfTernary::kAbsmean;
-  return linear == "bitlinear" ? HfTernary::kPackedDivide : HfTernary::kPackedMultiply;
+  // transformers' _replace_with_bitnet_linear: autobitlinear is AutoBitLinear
+  // (online: float weights it ternarizes; offline: packed), anything else
+  // BitLinear, which holds packed weights whatever the mode.
+  if (linear == "bitlinear") return HfTernary::kPackedDivide;
+  return mode == "online" ? HfTernary::kAbsmean : HfTernary::kPackedMultiply;
 }
 
 Status CheckConfig(const HfModelConfig& c) {

@@ -189,8 +189,9 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
       }
       const std::vector<int64_t> want = part < 0 ? spec.shape : PartShape(spec, part);
       if (t.tensor->shape != want) {
-        return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}", raw,
-                     ShapeText(t.tensor->shape), ShapeText(want));
+        return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}{}", raw,
+                     ShapeText(t.tensor->shape), ShapeText(want),
+                     Packed(spec) ? " (its quantization_config says BitNet weights packed four rows a byte, U8)" : "");
       }
       const safetensors::Dtype d = t.tensor->dtype;
       if (spec.mxfp4 && d != safetensors::Dtype::kU8) {

@@ -14,7 +14,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -322,6 +324,52 @@ TEST_F(HfConvertBitnetTest, LogitsMatchTransformers) {
       }
     }
   }
+}
+
+// The master checkpoint with config.json changed by `edit`, converted to i2_s.
+Status ConvertEdited(const std::string& name, const std::function<void(nlohmann::json&)>& edit,
+                     const std::string& out) {
+  const std::filesystem::path dir = ::testing::TempDir() + "hf_bitnet_" + name + "_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(Form("master"), dir);
+  nlohmann::json config;
+  {
+    std::ifstream in(dir / "config.json");
+    config = nlohmann::json::parse(in);
+  }
+  edit(config);
+  std::ofstream(dir / "config.json") << config.dump();
+  Expected<HfConvertReport> r = ConvertHfToGguf(dir.string(), out, {.type = GgmlType::kI2_S, .on_tensor = {}});
+  std::filesystem::remove_all(dir);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+// The form comes from quantization_config as transformers picks the linear
+// class: without one, or autobitlinear + online, the weights are float and
+// ternarized; bitlinear (any mode) is packed. What trit cannot run is refused.
+TEST_F(HfConvertBitnetTest, QuantizationConfigPicksTheForm) {
+  const std::string out = ::testing::TempDir() + "hf_bitnet_edited_" + std::to_string(getpid()) + ".gguf";
+  const std::string want = Convert("master", GgmlType::kI2_S);
+  ASSERT_TRUE(ConvertEdited("plain", [](nlohmann::json& c) { c.erase("quantization_config"); }, out).ok());
+  {
+    gguf::File a = Open(want), b = Open(out);
+    for (const gguf::TensorInfo& t : a.tensors()) EXPECT_EQ(Bytes(a, t.name), Bytes(b, t.name)) << t.name;
+  }
+  std::remove(out.c_str());
+  Status s = ConvertEdited("bitlinear-online", [](nlohmann::json& c) {
+    c["quantization_config"]["linear_class"] = "bitlinear";
+  }, out);
+  EXPECT_EQ(s.code(), ErrorCode::kCorrupt);
+  EXPECT_NE(s.message().find("packed four rows a byte"), std::string::npos) << s.message();
+  s = ConvertEdited("rms", [](nlohmann::json& c) { c["quantization_config"]["use_rms_norm"] = true; }, out);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(s.message().find("use_rms_norm"), std::string::npos) << s.message();
+  s = ConvertEdited("silu", [](nlohmann::json& c) { c["hidden_act"] = "silu"; }, out);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported);
+  EXPECT_NE(s.message().find("relu2"), std::string::npos) << s.message();
+  s = ConvertEdited("gptq", [](nlohmann::json& c) { c["quantization_config"] = {{"quant_method", "gptq"}}; }, out);
+  EXPECT_EQ(s.code(), ErrorCode::kUnsupported);
+  EXPECT_FALSE(std::filesystem::exists(out));
 }
 
 TEST_F(HfConvertBitnetTest, RefusesWhatItCannotWrite) {
