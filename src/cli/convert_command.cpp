@@ -13,6 +13,7 @@
 #include "base/units.h"
 #include "cli/command.h"
 #include "convert/hf_tensor_data.h"
+#include "convert/hf_ternary.h"
 #include "convert/hf_to_gguf.h"
 #include "formats/gguf/reader.h"
 #include "quant/types.h"
@@ -31,8 +32,9 @@ struct ConvertOptions {
 int RunConvert(const ConvertOptions& opt) {
   convert::HfConvertOptions options;
   const quant::TypeInfo* type = quant::FindTypeByName(opt.type);
-  if (type == nullptr || !convert::IsHfConvertType(type->type)) {
-    PrintError(fmt::format("--type '{}': trit convert writes {}", opt.type, convert::HfConvertTypeNames()));
+  if (type == nullptr || !(convert::IsHfConvertType(type->type) || convert::IsTernaryType(type->type))) {
+    PrintError(fmt::format("--type '{}': trit convert writes {}, and i2_s, tq2_0 or tq1_0 for BitNet checkpoints",
+                           opt.type, convert::HfConvertTypeNames()));
     return kExitUsage;
   }
   options.type = type->type;
@@ -112,7 +114,8 @@ Command AddConvertCommand(CLI::App& parent) {
   app->add_option("--type", opt->type,
                   "Type of the weight matrices: f16 (default), f32, bf16 or q8_0; norms, biases and "
                   "position/token-type embeddings stay f32, and q8_0 matrices whose rows are not whole 32-value "
-                  "blocks f16, as llama.cpp's converter writes them")
+                  "blocks f16, as llama.cpp's converter writes them; for BitNet checkpoints also i2_s, tq2_0 or tq1_0 "
+                  "(its ternary weights in that type, exactly; embeddings f16)")
       ->default_val("f16");
   app->add_flag("--json", opt->json, "Print a JSON report of every tensor written and dropped");
   app->add_flag("-q,--quiet", opt->quiet, "Do not print a line per tensor");

@@ -14,7 +14,7 @@ std::span<const HfArchitecture* const> Registry() {
   static const HfArchitecture* const kAll[] = {&BertArchitecture(), &LlamaArchitecture(), &Qwen2Architecture(),
                                                &Qwen3Architecture(), &Qwen3MoeArchitecture(), &Gemma3Architecture(),
                                                &Qwen35Architecture(), &Gemma4Architecture(),
-                                               &GptOssArchitecture()};
+                                               &GptOssArchitecture(), &BitnetArchitecture()};
   return kAll;
 }
 

@@ -57,6 +57,24 @@ struct HfExpertsPick {
   int64_t offset = 0;
 };
 
+// BitNet b1.58's ternary projections (hf_ternary.h has the rules): how the
+// checkpoint holds the weight [rows, cols] whose values are t * scale, t in
+// {-1, 0, 1} and one float scale per tensor.
+enum class HfTernary {
+  kNone,
+  // Master weights (F32/F16/BF16), ternarized as BitNet's absmean rule does:
+  // s = 1 / max(mean |w|, 1e-5), t = clamp(round(w * s), -1, 1), scale 1 / s.
+  kAbsmean,
+  // transformers' packed form (quantization_config.quant_method "bitnet"):
+  // hf_name U8 [rows / 4, cols], row i * rows / 4 + j in bits 2i of byte row
+  // j, code - 1 = t (unpack_weights), and hf_name + "_scale" [1] (F32/F16/
+  // BF16). kPackedDivide: BitLinear's value t / weight_scale (linear_class
+  // "bitlinear"); kPackedMultiply: AutoBitLinear's t * weight_scale
+  // ("autobitlinear", offline).
+  kPackedDivide,
+  kPackedMultiply,
+};
+
 // One tensor an architecture expects in the checkpoint.
 struct HfTensorSpec {
   std::string hf_name;         // after HfArchitecture::normalize_name, e.g. "encoder.layer.0.attention.self.query.weight"
@@ -91,6 +109,8 @@ struct HfTensorSpec {
   // (GptOssModel.repack_mxfp4), whatever type was asked for; `pick`
   // (stride, offset; no transpose) chooses rows.
   bool mxfp4 = false;
+  // A BitNet ternary weight (2-D; no transform, pick or stack applies).
+  HfTernary ternary = HfTernary::kNone;
 };
 
 // The numpy shape of what a spec writes (before GGUF's reversal): shape

@@ -109,6 +109,12 @@ constexpr HfConfigField kFields[] = {
     {"swiglu_alpha", HfConfigKind::kPositiveFloat},
     {"swiglu_limit", HfConfigKind::kPositiveFloat},
     {"quantization_config.quant_method", HfConfigKind::kString},
+    // BitNet's packed checkpoints (BitNetQuantConfig): which linear class
+    // reads weight_scale (bitlinear divides, autobitlinear multiplies), and
+    // the options trit has no place for (an RMSNorm inside each BitLinear).
+    {"quantization_config.linear_class", HfConfigKind::kString},
+    {"quantization_config.quantization_mode", HfConfigKind::kString},
+    {"quantization_config.use_rms_norm", HfConfigKind::kBool},
     {"rope_parameters.full_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},
     {"rope_parameters.sliding_attention.rope_type", HfConfigKind::kString},
     {"rope_parameters.sliding_attention.partial_rotary_factor", HfConfigKind::kPositiveFloat},

@@ -127,8 +127,8 @@ Expected<HfDecoderDims> ReadDecoderDims(const HfModelConfig& c, const HfDecoderD
   }
   Expected<bool> tied = c.Bool("tie_word_embeddings");
   if (!tied.ok() && tied.status().code() != ErrorCode::kNotFound) return tied.status();
-  // transformers' PretrainedConfig default is true.
-  d.tied = tied.ok() ? *tied : true;
+  // transformers' PretrainedConfig default is true (unless the config class has its own).
+  d.tied = tied.ok() ? *tied : defaults.tied.value_or(true);
   return d;
 }
 

@@ -44,6 +44,9 @@ struct HfDecoderDims {
 Status ReadMoeDims(const HfModelConfig& config, HfDecoderDims* d);
 struct HfDecoderDefaults {
   std::optional<int64_t> n_ctx, n_head, n_head_kv, head_dim;
+  // tie_word_embeddings when config.json has none: the config class's
+  // default (BitNetConfig: false); nullopt: PretrainedConfig's, true.
+  std::optional<bool> tied = std::nullopt;
 };
 Expected<HfDecoderDims> ReadDecoderDims(const HfModelConfig& config, const HfDecoderDefaults& defaults = {});
 
@@ -79,5 +82,6 @@ const HfArchitecture& Gemma3Architecture();  // hf_gemma3.cpp
 const HfArchitecture& Qwen35Architecture();  // hf_qwen35.cpp
 const HfArchitecture& Gemma4Architecture();  // hf_gemma4.cpp
 const HfArchitecture& GptOssArchitecture();  // hf_gpt_oss.cpp
+const HfArchitecture& BitnetArchitecture();  // hf_bitnet.cpp
 
 }  // namespace trit::convert

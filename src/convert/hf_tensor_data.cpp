@@ -63,12 +63,17 @@ std::string HfConvertTypeNames() {
 
 quant::GgmlType GgufTypeFor(std::string_view gguf_name, std::span<const int64_t> gguf_shape,
                             quant::GgmlType requested) {
-  TRIT_CHECK(IsHfConvertType(requested));
+  const bool ternary = requested == quant::GgmlType::kI2_S || requested == quant::GgmlType::kTQ2_0 ||
+                       requested == quant::GgmlType::kTQ1_0;
+  TRIT_CHECK(IsHfConvertType(requested) || ternary);
   if (gguf_shape.size() <= 1 || EndsWith(gguf_name, "_norm.weight") || !EndsWith(gguf_name, ".weight") ||
       gguf_name == "position_embd.weight" || gguf_name == "token_types.weight" ||
       EndsWith(gguf_name, ".ssm_conv1d.weight") || EndsWith(gguf_name, ".ffn_gate_inp.weight")) {
     return quant::GgmlType::kF32;
   }
+  // BitNet's ternary types are for its ternary weights (the caller's); the
+  // other matrices (embeddings, output) f16, as bitnet.cpp's converter keeps them.
+  if (ternary) return quant::GgmlType::kF16;
   // gguf-py's can_quantize: the last numpy axis, GGUF's first, a whole number of blocks.
   if (gguf_shape[0] % quant::GetType(requested).block_size != 0) return quant::GgmlType::kF16;
   return requested;

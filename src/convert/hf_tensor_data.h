@@ -28,6 +28,9 @@ std::string HfConvertTypeNames();
 // except that where the requested type's block does not divide the row
 // (q8_0: rows of 32 values; `gguf_shape[0]`, GGUF order, is the row length)
 // the tensor is f16, as gguf-py's QuantError makes the converter fall back.
+// `requested` may also be i2_s, tq2_0 or tq1_0 (BitNet checkpoints): then
+// every matrix but BitNet's ternary weights (which the caller types) is
+// f16, as bitnet.cpp's converter keeps embeddings, and the f32 rule stands.
 quant::GgmlType GgufTypeFor(std::string_view gguf_name, std::span<const int64_t> gguf_shape,
                             quant::GgmlType requested);
 

@@ -8,12 +8,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <map>
 
 #include "convert/hf_architecture.h"
 #include "convert/hf_chat_template.h"
 #include "convert/hf_tensor_data.h"
+#include "convert/hf_ternary.h"
 #include "convert/hf_tensor_transform.h"
 #include "convert/quantize_plan.h"
 #include "formats/gguf/writer.h"
@@ -120,16 +122,23 @@ struct SpecPart {
   int64_t part = -1;  // -1: a spec of one tensor
 };
 
+bool Packed(const HfTensorSpec& spec) {
+  return spec.ternary == HfTernary::kPackedDivide || spec.ternary == HfTernary::kPackedMultiply;
+}
+
 // The checkpoint tensors a spec is made of: a stack's n_stack, an MXFP4
-// weight's blocks and scales; 0 for a spec that is one tensor.
-int64_t PartCount(const HfTensorSpec& spec) { return spec.mxfp4 ? 2 : spec.n_stack; }
+// weight's blocks and scales, a packed BitNet weight and its weight_scale;
+// 0 for a spec that is one tensor.
+int64_t PartCount(const HfTensorSpec& spec) { return spec.mxfp4 || Packed(spec) ? 2 : spec.n_stack; }
 std::string PartName(const HfTensorSpec& spec, int64_t part) {
   if (spec.mxfp4) return spec.hf_name + (part == 0 ? "_blocks" : "_scales");
+  if (Packed(spec)) return part == 0 ? spec.hf_name : spec.hf_name + "_scale";
   return StackPartName(spec, part);
 }
 // The shape a part must have: a stack's parts shape[1:]; an MXFP4 weight
 // [E, rows, cols] has blocks [E, rows, cols / 32, 16] and scales [E, rows, cols / 32].
 std::vector<int64_t> PartShape(const HfTensorSpec& spec, int64_t part) {
+  if (Packed(spec)) return part == 0 ? std::vector<int64_t>{spec.shape[0] / 4, spec.shape[1]} : std::vector<int64_t>{1};
   if (!spec.mxfp4) return std::vector<int64_t>(spec.shape.begin() + 1, spec.shape.end());
   std::vector<int64_t> shape = {spec.shape[0], spec.shape[1], spec.shape[2] / quant::kQKMxfp4};
   if (part == 0) shape.push_back(quant::kQKMxfp4 / 2);
@@ -180,8 +189,9 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
       }
       const std::vector<int64_t> want = part < 0 ? spec.shape : PartShape(spec, part);
       if (t.tensor->shape != want) {
-        return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}", raw,
-                     ShapeText(t.tensor->shape), ShapeText(want));
+        return Error(ErrorCode::kCorrupt, "tensor '{}': shape {}, but config.json implies {}{}", raw,
+                     ShapeText(t.tensor->shape), ShapeText(want),
+                     Packed(spec) ? " (its quantization_config says BitNet weights packed four rows a byte, U8)" : "");
       }
       const safetensors::Dtype d = t.tensor->dtype;
       if (spec.mxfp4 && d != safetensors::Dtype::kU8) {
@@ -189,7 +199,13 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
                      "tensor '{}': dtype {}; MXFP4 {} (quantization_config.quant_method 'mxfp4') are U8", raw,
                      safetensors::DtypeName(d), part == 0 ? "blocks" : "scales");
       }
-      if (!spec.mxfp4 && d != safetensors::Dtype::kF32 && d != safetensors::Dtype::kF16 &&
+      if (Packed(spec) && part == 0 && d != safetensors::Dtype::kU8) {
+        return Error(ErrorCode::kUnsupported,
+                     "tensor '{}': dtype {}; packed BitNet weights (quantization_config.quant_method 'bitnet', "
+                     "offline) are U8",
+                     raw, safetensors::DtypeName(d));
+      }
+      if (!spec.mxfp4 && !(Packed(spec) && part == 0) && d != safetensors::Dtype::kF32 && d != safetensors::Dtype::kF16 &&
           d != safetensors::Dtype::kBF16) {
         return Error(ErrorCode::kUnsupported, "tensor '{}': dtype {}; trit converts F32, F16 and BF16 weights", raw,
                      safetensors::DtypeName(d));
@@ -203,7 +219,7 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
         continue;
       }
       for (const safetensors::ShardTensor& p : m.parts) {
-        if (p.tensor->dtype != m.parts[0].tensor->dtype) {
+        if (spec.n_stack > 0 && p.tensor->dtype != m.parts[0].tensor->dtype) {
           return Error(ErrorCode::kUnsupported, "tensors '{}' ({}) and '{}' ({}) of {} differ in dtype",
                        m.parts[0].tensor->name, safetensors::DtypeName(m.parts[0].tensor->dtype), p.tensor->name,
                        safetensors::DtypeName(p.tensor->dtype), spec.gguf_name);
@@ -211,8 +227,9 @@ Expected<std::vector<Matched>> MatchTensors(const HfArchitecture& arch, const st
       }
       m.spec = &spec;
       m.source = m.parts[0];
-      m.hf_name = spec.mxfp4 ? fmt::format("{}_blocks, _scales", spec.hf_name)
-                             : StackPartName(spec, 0) + fmt::format(" .. {}", spec.n_stack - 1);
+      m.hf_name = spec.mxfp4   ? fmt::format("{}_blocks, _scales", spec.hf_name)
+                  : Packed(spec) ? fmt::format("{}, {}_scale", spec.hf_name, spec.hf_name)
+                                 : StackPartName(spec, 0) + fmt::format(" .. {}", spec.n_stack - 1);
     }
   }
   size_t n_missing = 0;
@@ -253,12 +270,34 @@ Status FillMxfp4(const HfTensorSpec& spec, const std::vector<safetensors::ShardT
 
 bool Picks(const HfExpertsPick& pick) { return pick.transpose || pick.stride > 1; }
 
+// A BitNet weight's codes and scale, from its master weight or its packed parts.
+Expected<TernaryWeight> ReadTernary(const HfTensorSpec& spec, const safetensors::ShardTensor& source,
+                                    const std::vector<safetensors::ShardTensor>& parts) {
+  Expected<TernaryWeight> w =
+      spec.ternary == HfTernary::kAbsmean
+          ? TernarizeAbsmean(source.tensor->dtype, source.Data(), spec.shape[0] * spec.shape[1])
+          : UnpackBitnetWeight(parts[0].Data(), spec.shape[0], spec.shape[1], parts[1].tensor->dtype, parts[1].Data(),
+                               spec.ternary == HfTernary::kPackedDivide ? WeightScaleRule::kDivide
+                                                                        : WeightScaleRule::kMultiply);
+  if (!w.ok()) return w.status().WithContext(fmt::format("tensor '{}'", source.tensor->name));
+  return w;
+}
+
+// "blk.0.attn_q.weight" -> "blk.0.attn_q.scale": where a tq1_0/tq2_0
+// weight's scale goes (trit's bitnet decoder multiplies the projection's
+// output by it, as `trit quantize` writes it).
+std::string ScaleName(const std::string& weight) {
+  return weight.substr(0, weight.size() - std::string_view(".weight").size()) + ".scale";
+}
+
 }  // namespace
 
 Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::string& output,
                                           const HfConvertOptions& options) {
-  if (!IsHfConvertType(options.type)) {
-    return Error(ErrorCode::kInvalidArgument, "output type {}: trit convert writes {}",
+  const bool ternary_type = IsTernaryType(options.type);
+  if (!IsHfConvertType(options.type) && !ternary_type) {
+    return Error(ErrorCode::kInvalidArgument, "output type {}: trit convert writes {} (and i2_s, tq2_0, tq1_0 for "
+                 "BitNet checkpoints)",
                  quant::GetType(options.type).name, HfConvertTypeNames());
   }
   HfModelInfo info;
@@ -308,6 +347,15 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
   if (!checkpoint.ok()) return checkpoint.status();
   Expected<std::vector<Matched>> matched = MatchTensors(*arch, *specs, *checkpoint, &report);
   if (!matched.ok()) return matched.status();
+  const size_t n_ternary = static_cast<size_t>(
+      std::ranges::count_if(*specs, [](const HfTensorSpec& s) { return s.ternary != HfTernary::kNone; }));
+  if (ternary_type && n_ternary == 0) {
+    return Error(ErrorCode::kInvalidArgument, "output type {}: only for BitNet checkpoints' ternary weights; "
+                 "architecture '{}' has none (trit convert writes {} for it)",
+                 quant::GetType(options.type).name, arch->gguf_arch, HfConvertTypeNames());
+  }
+  // tq1_0 / tq2_0 hold t with d = 1: each weight's scale follows it as an f32 [1] `.scale` tensor.
+  const bool scale_tensors = ternary_type && options.type != quant::GgmlType::kI2_S;
 
   // A checkpoint whose experts came in MXFP4 is, as llama.cpp's
   // prepare_metadata names it for --outtype f32, f16 and bf16 (not q8_0),
@@ -332,10 +380,10 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
   if (!templates.ok()) return templates.status();
   if (Status s = WriteHfChatTemplates(*templates, writer); !s.ok()) return s;
 
-  const size_t n = matched->size();
+  const size_t n = matched->size() + (scale_tensors ? n_ternary : 0);  // tensors written
   report.tensors.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    const Matched& m = (*matched)[i];
+  size_t i = 0;  // the next tensor's index in the file
+  for (const Matched& m : *matched) {
     HfConvertedTensor& out = report.tensors[i];
     out.hf_name = m.hf_name;
     out.gguf_name = m.spec->gguf_name;
@@ -346,10 +394,30 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
       if (!m.spec->squeeze || *it != 1) out.gguf_shape.push_back(*it);
     }
     out.to = m.spec->mxfp4 ? quant::GgmlType::kMXFP4 : GgufTypeFor(out.gguf_name, out.gguf_shape, options.type);
+    const bool ternary = m.spec->ternary != HfTernary::kNone;
+    if (ternary && ternary_type) {
+      const int64_t block = quant::GetType(options.type).block_size;
+      if (out.gguf_shape[0] % block != 0) {
+        return Error(ErrorCode::kUnsupported,
+                     "tensor '{}': rows of {} values are not whole {}-value blocks of {}; convert with --type f16 "
+                     "(or f32, bf16)",
+                     m.hf_name, out.gguf_shape[0], block, quant::GetType(options.type).name);
+      }
+      out.to = options.type;
+    }
     const safetensors::ShardTensor source = m.source;
     const HfTensorSpec* spec = m.spec;
     const std::vector<safetensors::ShardTensor>* parts = &m.parts;
     auto fill = [source, spec, parts, &out, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      if (spec->ternary != HfTernary::kNone) {
+        TRIT_ASSIGN_OR_RETURN(const TernaryWeight w, ReadTernary(*spec, source, *parts));
+        if (Status s = WriteTernary(w, spec->shape[1], out.to, bytes); !s.ok()) {
+          return s.WithContext(fmt::format("from '{}'", out.hf_name));
+        }
+        out.out_bytes = bytes.size();
+        if (options.on_tensor) options.on_tensor(i, n, out);
+        return Status::Ok();
+      }
       if (spec->mxfp4) {
         TRIT_RETURN_IF_ERROR(FillMxfp4(*spec, *parts, bytes));
         out.out_bytes = bytes.size();
@@ -415,6 +483,22 @@ Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::str
     if (Status s = writer.AddTensor(out.gguf_name, out.to, out.gguf_shape, std::move(fill)); !s.ok()) {
       return s.WithContext(out.hf_name);
     }
+    ++i;
+    if (!ternary || !scale_tensors) continue;
+    HfConvertedTensor& sc = report.tensors[i];
+    sc = {.hf_name = out.hf_name + " (its scale)", .gguf_name = ScaleName(out.gguf_name), .from = out.from,
+          .to = quant::GgmlType::kF32, .gguf_shape = {1}};
+    auto fill_scale = [source, spec, parts, &sc, i, n, &options](std::span<uint8_t> bytes) -> Status {
+      TRIT_ASSIGN_OR_RETURN(const TernaryWeight w, ReadTernary(*spec, source, *parts));
+      std::memcpy(bytes.data(), &w.scale, sizeof w.scale);
+      sc.out_bytes = bytes.size();
+      if (options.on_tensor) options.on_tensor(i, n, sc);
+      return Status::Ok();
+    };
+    if (Status s = writer.AddTensor(sc.gguf_name, sc.to, sc.gguf_shape, std::move(fill_scale)); !s.ok()) {
+      return s.WithContext(out.hf_name);
+    }
+    ++i;
   }
   if (Status s = writer.WriteFile(output); !s.ok()) return s;  // its messages name the path
   return report;

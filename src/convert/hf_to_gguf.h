@@ -34,6 +34,9 @@ struct HfConvertOptions {
   // GgufTypeFor keeps the rest float32, and makes a q8_0 matrix whose rows
   // are not whole blocks f16, as llama.cpp's converter does. Experts that
   // come in MXFP4 (published gpt-oss checkpoints) stay MXFP4 whatever the type.
+  // For BitNet checkpoints also i2_s, tq2_0 or tq1_0: the ternary weights in
+  // that type exactly (hf_ternary.h; tq*: each with a `.scale` tensor after
+  // it), the other matrices f16.
   quant::GgmlType type = quant::GgmlType::kF16;
   // Called once per tensor, in file order, right after its bytes are
   // converted: its position (0-based) of `n`. May be empty.
@@ -58,10 +61,13 @@ struct HfConvertReport {
 // registry (kUnsupported, naming it and the supported list); a checkpoint
 // tensor the architecture cannot map (kUnsupported, naming it); a tensor
 // missing, given twice, of an unexpected shape or of a dtype other than
-// F32/F16/BF16 (naming it); a NaN or infinity in a tensor written as q8_0
-// (naming the tensor and the element); a tokenizer whose size is not
-// config.json's vocab_size; an output type outside kHfConvertTypes
-// (kInvalidArgument); write failures.
+// F32/F16/BF16 (naming it; packed BitNet weights are U8); a NaN or infinity
+// in a tensor written as q8_0 (naming the tensor and the element); a
+// tokenizer whose size is not config.json's vocab_size; an output type
+// outside kHfConvertTypes and the ternary types, or a ternary type (i2_s,
+// tq2_0, tq1_0) for a checkpoint without BitNet ternary weights
+// (kInvalidArgument); a ternary weight whose rows are not whole blocks of
+// the ternary type (kUnsupported, naming it); write failures.
 Expected<HfConvertReport> ConvertHfToGguf(const std::string& dir, const std::string& output,
                                           const HfConvertOptions& options);
 

@@ -346,7 +346,9 @@ TEST_F(HfToGgufTest, RefusesOutputTypesOtherThanTheFour) {
   Expected<HfConvertReport> report = ConvertHfToGguf(dir_.dir(), Out(), options);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().code(), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(report.status().message(), "output type q4_0: trit convert writes f32, f16, bf16 or q8_0");
+  EXPECT_EQ(report.status().message(),
+            "output type q4_0: trit convert writes f32, f16, bf16 or q8_0 (and i2_s, tq2_0, tq1_0 for BitNet "
+            "checkpoints)");
   EXPECT_FALSE(std::filesystem::exists(Out()));
 }
 
@@ -385,7 +387,7 @@ TEST_F(HfToGgufTest, RefusesOtherArchitecturesAndMissingFiles) {
   EXPECT_EQ(FailureOf(), config + ": architecture 'MistralForCausalLM' is not one trit converts yet; supported: "
                                   "BertModel, BertForMaskedLM, LlamaForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM, Qwen3MoeForCausalLM, "
                                   "Gemma3ForCausalLM, Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration, "
-                                  "Gemma4ForCausalLM, Gemma4ForConditionalGeneration, GptOssForCausalLM");
+                                  "Gemma4ForCausalLM, Gemma4ForConditionalGeneration, GptOssForCausalLM, BitNetForCausalLM, BitnetForCausalLM");
   std::filesystem::remove(config);
   EXPECT_EQ(FailureOf(), config + ": no such file; a Hugging Face model directory has a config.json");
 
