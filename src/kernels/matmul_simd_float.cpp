@@ -150,10 +150,16 @@ HWY_INLINE void FloatRowsAll(const FloatDotArgs& g, const FloatLayout<kE>& layou
 
 // Decode's software prefetch distance in row layout, as the quantized
 // kernels' kPrefetchAhead (matmul_simd-inl.h): f16 decode from memory, one
-// core, 21.5 -> 24.4 GB/s (1 KiB the same, 4 KiB no gain). Row groups are
-// one stream, which the hardware prefetcher follows alone (a software
-// prefetch there measured 2-5% slower).
+// core, 21.5 -> 24.4 GB/s (1 KiB the same, 4 KiB no gain).
 constexpr int64_t kFloatPrefetchAhead = 2048;
+// The same for row groups, one stream of 64 kE bytes a step. On Zen 5 the
+// hardware prefetcher followed it alone (a software prefetch measured 2-5%
+// slower there); on a Xeon (Emerald Rapids, KVM) it did not: kernels_bench
+// f16 decode 32000 x 2048 from memory, 1 / 2 threads, 7.7 / 12.3 GB/s
+// without, 9.7 / 16.3 at 1 KiB ahead, 10.6 / 17.7 at 4 KiB, 11.0 / 19.1-21.3
+// at 8 KiB, 11.0 / 20.3 at 16 KiB. BitNet 2B4T's tied f16 LM head is more
+// than half of its decode step.
+constexpr int64_t kFloatGroupPrefetchAhead = 8192;
 
 // kP pairs of weight rows from o0 (rows o0 + 2p and o0 + 2p + 1; the last
 // row repeated in both halves for an odd count) against the call's
@@ -175,6 +181,10 @@ HWY_INLINE void FloatPairsN(const FloatDotArgs& g, const FloatLayout<kE>& layout
       for (int64_t v = 0; v < 2 * kP; ++v) {
         _mm_prefetch(reinterpret_cast<const char*>(w[v] + k * kE + kFloatPrefetchAhead), _MM_HINT_T0);
       }
+    }
+    if (kRows == 1 && layout.groups && kP == 4) {  // decode over a whole group: one stream of 64 kE bytes a step
+      const char* at = reinterpret_cast<const char*>(layout.At(w[0], k)) + kFloatGroupPrefetchAhead;
+      for (int64_t line = 0; line < kE; ++line) _mm_prefetch(at + 64 * line, _MM_HINT_T0);
     }
     __m512 wv[kP];
     for (int64_t p = 0; p < kP; ++p) wv[p] = load2(layout.At(w[2 * p], k), layout.At(w[2 * p + 1], k));
