@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "base/mapped_file.h"
 #include "quant/block_formats.h"
 #include "quant/i2s_quants.h"
 
@@ -66,6 +67,9 @@ kernels::Matrix TensorBinder::ConvertI2S(const gguf::TensorInfo& t, int64_t n_co
   }
   converted_->scales[t.name] = scale;
   converted_->unclaimed.push_back(t.name);
+  // Nothing reads the file's copy again: its pages leave the process's
+  // memory now, not when the mapping goes (a 2B4T file's ternary half).
+  ReleaseMappedPages(bytes);
   const kernels::Matrix m{&tq2, buffer.get(), n_cols, n_rows, row_bytes};
   converted_->buffers.push_back(std::move(buffer));
   return m;
