@@ -49,6 +49,9 @@ def main():
     ap.add_argument("--kv-heads", type=int, default=5)
     ap.add_argument("--ctx", type=int, default=4096)
     ap.add_argument("--seed", type=int, default=49)
+    ap.add_argument("--out-scale", type=float, default=1.0,
+                    help="times the scales of attn_output and ffn_down: below 1 each layer adds less to the residual, "
+                         "so that 30 random layers do not amplify rounding into different outputs (0.1 for agreement runs)")
     a = ap.parse_args()
 
     src = gguf.GGUFReader(a.vocab_from)
@@ -102,12 +105,12 @@ def main():
         w.add_tensor(p + "attn_k.weight", ternary(rng, kv, a.hidden, 4 * s()))
         w.add_tensor(p + "attn_v.weight", ternary(rng, kv, a.hidden, 4 * s()))
         w.add_tensor(p + "attn_sub_norm.weight", norm(a.hidden))
-        w.add_tensor(p + "attn_output.weight", ternary(rng, a.hidden, a.hidden, s()))
+        w.add_tensor(p + "attn_output.weight", ternary(rng, a.hidden, a.hidden, a.out_scale * s()))
         w.add_tensor(p + "ffn_norm.weight", norm(a.hidden))
         w.add_tensor(p + "ffn_gate.weight", ternary(rng, a.ff, a.hidden, 4 * s()))
         w.add_tensor(p + "ffn_up.weight", ternary(rng, a.ff, a.hidden, 4 * s()))
         w.add_tensor(p + "ffn_sub_norm.weight", norm(a.ff))
-        w.add_tensor(p + "ffn_down.weight", ternary(rng, a.hidden, a.ff, s()))
+        w.add_tensor(p + "ffn_down.weight", ternary(rng, a.hidden, a.ff, a.out_scale * s()))
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file(progress=False)
