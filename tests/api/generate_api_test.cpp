@@ -39,6 +39,18 @@ TEST(ApiGenerateTest, GreedyFromBosIsLlama2csPublishedOutput) {
   EXPECT_EQ(static_cast<int64_t>(c.tokens.size()), r.n_generated + (c.tokens.back() == TRIT_NO_TOKEN ? 1 : 0));
 }
 
+// A BitNet I2_S file made by bitnet.cpp's own tools (tests/data/bitnet): the
+// C API runs it as every other file, and greedy decoding gives bitnet.cpp's
+// tokens (llama-cli -n 16 --temp 0).
+TEST(ApiGenerateTest, BitnetCppI2SFileGivesBitnetCppsTokens) {
+  ModelPtr m = LoadModel(SourcePath("tests/data/bitnet/tiny-i2_s.gguf"), 2);
+  ASSERT_TRUE(m);
+  trit_generate_options o = Greedy(16);
+  o.tokenize_flags = TRIT_TOKENIZE_ADD_SPECIAL;
+  const Collected c = Generate(m.get(), "Once upon a time", o);
+  EXPECT_EQ(c.text, std::string("n~~ay&~ ier\xF3~ b b b b b b"));
+}
+
 TEST(ApiGenerateTest, TextEqualsTheDetokenizedIds) {
   ModelPtr m = LoadBundled();
   ASSERT_TRUE(m);
