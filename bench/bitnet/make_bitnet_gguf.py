@@ -11,8 +11,8 @@ llama-quantize then makes the I2_S file, and trit quantize makes TQ1_0/TQ2_0
 copies of the same weights:
 
   python3 bench/bitnet/make_bitnet_gguf.py --vocab-from ggml-vocab-llama-bpe.gguf \\
-      --arch bitnet --out /work/qb/bitnet/b2b4t-bitnet-f16.gguf
-  /work/ext/bitnet/build/bin/llama-quantize b2b4t-bitnet-f16.gguf b2b4t-bitnet-i2_s.gguf I2_S 1
+      --arch bitnet --out b2b4t-bitnet-f16.gguf
+  <bitnet.cpp>/build/bin/llama-quantize b2b4t-bitnet-f16.gguf b2b4t-bitnet-i2_s.gguf I2_S 1
   build/trit quantize b2b4t-bitnet-i2_s.gguf b2b4t-bitnet-tq2_0.gguf tq2_0   # exact: d = 1, .scale tensors
 
 --arch bitnet writes llama.cpp's (and the Oct-2024 bitnet.cpp's) 'bitnet'

@@ -12,7 +12,7 @@ bitnet.cpp is built outside this repository from its public source (never
 vendored): see docs/PERFORMANCE.md, "BitNet b1.58 against bitnet.cpp", for
 the commit and flags. Not part of CI.
     python3 bench/bitnet/vs_bitnetcpp.py --trit build/trit \\
-        --llama-bench /work/ext/bitnet/build/bin/llama-bench -t 2 -p 64 -n 16 -r 3 MODEL.gguf
+        --llama-bench <bitnet.cpp>/build/bin/llama-bench -t 2 -p 64 -n 16 -r 3 MODEL.gguf
 """
 import argparse
 import json
