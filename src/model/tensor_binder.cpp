@@ -56,7 +56,8 @@ kernels::Matrix TensorBinder::ConvertI2S(const gguf::TensorInfo& t, int64_t n_co
   const std::span<const uint8_t> bytes = file_.TensorData(t);
   const quant::TypeInfo& tq2 = quant::GetType(quant::GgmlType::kTQ2_0);
   const uint64_t row_bytes = static_cast<uint64_t>(n_cols / quant::kQK_K) * static_cast<uint64_t>(tq2.type_size);
-  auto buffer = std::make_unique<uint8_t[]>(row_bytes * static_cast<uint64_t>(n_rows));
+  // Not zeroed first: every byte of every block is written below.
+  auto buffer = std::make_unique_for_overwrite<uint8_t[]>(row_bytes * static_cast<uint64_t>(n_rows));
   for (int64_t r = 0; r < n_rows; ++r) {
     quant::I2SRowToTQ2_0(bytes, n_cols, r, buffer.get() + static_cast<uint64_t>(r) * row_bytes);
   }
