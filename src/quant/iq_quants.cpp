@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "base/check.h"
+#include "quant/block_count.h"
 #include "quant/block_formats.h"
 #include "quant/scale_search.h"
 
@@ -14,11 +15,6 @@ namespace {
 constexpr int kSubBlock = 32;
 // The index whose value (1) is nearest zero: what an all-zero group stores.
 constexpr uint8_t kZeroIndex = 8;
-
-int64_t BlockCount(int64_t n, int block_size) {
-  TRIT_CHECK(n >= 0 && n % block_size == 0);
-  return n / block_size;
-}
 
 // The index of the codebook value nearest v (the lower one on a tie): the
 // last value <= v by a branchless binary search (the branches of a plain one

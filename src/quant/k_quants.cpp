@@ -6,16 +6,12 @@
 
 #include "base/check.h"
 #include "base/half.h"
+#include "quant/block_count.h"
 #include "quant/block_formats.h"
 #include "quant/scale_search.h"
 
 namespace trit::quant {
 namespace {
-
-int64_t SuperBlockCount(int64_t n) {
-  TRIT_CHECK(n >= 0 && n % kQK_K == 0);
-  return n / kQK_K;
-}
 
 // Inverse of GetScaleMinK4 for all 8 sub-blocks (ls, lm <= 63).
 void PackScaleMinK4(const uint8_t* ls, const uint8_t* lm, uint8_t* packed) {
@@ -146,7 +142,7 @@ void GetScaleMinK4(int j, const uint8_t* q, uint8_t* scale, uint8_t* min) {
 // --- Dequantization ---
 
 void DequantizeRowQ2_K(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockQ2_K*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -172,7 +168,7 @@ void DequantizeRowQ2_K(const void* src, float* dst, int64_t n) {
 }
 
 void DequantizeRowQ3_K(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockQ3_K*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -209,7 +205,7 @@ void DequantizeRowQ3_K(const void* src, float* dst, int64_t n) {
 }
 
 void DequantizeRowQ4_K(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockQ4_K*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -235,7 +231,7 @@ void DequantizeRowQ4_K(const void* src, float* dst, int64_t n) {
 }
 
 void DequantizeRowQ5_K(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockQ5_K*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -263,7 +259,7 @@ void DequantizeRowQ5_K(const void* src, float* dst, int64_t n) {
 }
 
 void DequantizeRowQ6_K(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockQ6_K*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -296,7 +292,7 @@ void DequantizeRowQ6_K(const void* src, float* dst, int64_t n) {
 }
 
 void DequantizeRowQ8_K(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockQ8_K*>(src);
   for (int64_t i = 0; i < nb; ++i) {
     const BlockQ8_K& b = blocks[i];
@@ -311,7 +307,7 @@ namespace {
 
 // Q4_K of a row, with importance weights per column or (nullptr) without.
 void QuantizeQ4_K(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   auto* blocks = static_cast<BlockQ4_K*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     BlockQ4_K& b = blocks[i];
@@ -330,7 +326,7 @@ void QuantizeQ4_K(const float* src, void* dst, int64_t n, const float* importanc
 }
 
 void QuantizeQ5_K(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   auto* blocks = static_cast<BlockQ5_K*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     BlockQ5_K& b = blocks[i];
@@ -365,7 +361,7 @@ void QuantizeQ5_K(const float* src, void* dst, int64_t n, const float* importanc
 // With importance, a 16-element group's scale search weighs element l by
 // importance[l] alone (ggml's quantize_row_q6_K_impl), not by x_l^2.
 void QuantizeQ6_K(const float* src, void* dst, int64_t n, const float* importance) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   auto* blocks = static_cast<BlockQ6_K*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQK_K;

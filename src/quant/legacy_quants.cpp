@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "base/check.h"
+#include "quant/block_count.h"
 #include "quant/block_formats.h"
 #include "quant/scale_search.h"
 
@@ -13,11 +14,6 @@ namespace {
 
 // Number of whole blocks in `n` elements; a partial block is a caller bug
 // (sizes come from RowBytes, which refuses them).
-int64_t BlockCount(int64_t n, int block_size) {
-  TRIT_CHECK(n >= 0 && n % block_size == 0);
-  return n / block_size;
-}
-
 // The element of largest magnitude, with its sign (the first one on ties).
 // Q4_0/Q5_0 map it to the most negative level so the scale is signed.
 float SignedAbsMax(const float* x, int n) {

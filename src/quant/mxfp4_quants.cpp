@@ -3,15 +3,11 @@
 #include <cmath>
 
 #include "base/check.h"
+#include "quant/block_count.h"
 #include "quant/block_formats.h"
 
 namespace trit::quant {
 namespace {
-
-int64_t BlockCount(int64_t n) {
-  TRIT_CHECK(n >= 0 && n % kQKMxfp4 == 0);
-  return n / kQKMxfp4;
-}
 
 // The block's exponent, ggml's rule: e = floor(log2 amax) - 2 + 127 for the
 // largest magnitude amax, so that amax / 2^(e - 127) lies in [4, 8), at or
@@ -48,7 +44,7 @@ uint8_t NearestIndex(float x, float d) {
 }  // namespace
 
 void DequantizeRowMXFP4(const void* src, float* dst, int64_t n) {
-  const int64_t nb = BlockCount(n);
+  const int64_t nb = BlockCount(n, kQKMxfp4);
   const auto* blocks = static_cast<const BlockMxfp4*>(src);
   for (int64_t i = 0; i < nb; ++i) {
     const BlockMxfp4& b = blocks[i];
@@ -62,7 +58,7 @@ void DequantizeRowMXFP4(const void* src, float* dst, int64_t n) {
 }
 
 void QuantizeRowMXFP4(const float* src, void* dst, int64_t n) {
-  const int64_t nb = BlockCount(n);
+  const int64_t nb = BlockCount(n, kQKMxfp4);
   auto* blocks = static_cast<BlockMxfp4*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQKMxfp4;

@@ -4,15 +4,11 @@
 #include <cmath>
 
 #include "base/check.h"
+#include "quant/block_count.h"
 #include "quant/block_formats.h"
 
 namespace trit::quant {
 namespace {
-
-int64_t SuperBlockCount(int64_t n) {
-  TRIT_CHECK(n >= 0 && n % kQK_K == 0);
-  return n / kQK_K;
-}
 
 // TQ1_0 packing. Five trits t_0..t_4 (each stored as t + 1 in 0..2) form the
 // base-3 number v = t_0 * 81 + t_1 * 27 + t_2 * 9 + t_3 * 3 + t_4 < 243, and
@@ -49,7 +45,7 @@ float AbsMax(const float* x, int n) {
 //               its four trits are packed as v * 3, so the unused fifth
 //               digit is 0.
 void DequantizeRowTQ1_0(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockTQ1_0*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -68,7 +64,7 @@ void DequantizeRowTQ1_0(const void* src, float* dst, int64_t n) {
 }
 
 void QuantizeRowTQ1_0(const float* src, void* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   auto* blocks = static_cast<BlockTQ1_0*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQK_K;
@@ -97,7 +93,7 @@ void QuantizeRowTQ1_0(const float* src, void* dst, int64_t n) {
 // Element order of a TQ2_0 block: within each 32 bytes of qs (128 elements),
 // element 32 * k + m is bits 2k..2k+1 of byte m, stored as t + 1.
 void DequantizeRowTQ2_0(const void* src, float* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   const auto* blocks = static_cast<const BlockTQ2_0*>(src);
   float* y = dst;
   for (int64_t i = 0; i < nb; ++i) {
@@ -115,7 +111,7 @@ void DequantizeRowTQ2_0(const void* src, float* dst, int64_t n) {
 }
 
 void QuantizeRowTQ2_0(const float* src, void* dst, int64_t n) {
-  const int64_t nb = SuperBlockCount(n);
+  const int64_t nb = BlockCount(n, kQK_K);
   auto* blocks = static_cast<BlockTQ2_0*>(dst);
   for (int64_t i = 0; i < nb; ++i) {
     const float* x = src + i * kQK_K;
