@@ -14,6 +14,7 @@
 
 #include "base/check.h"
 #include "base/half.h"
+#include "convert/hf_ternary.h"
 
 namespace trit::convert {
 namespace {
@@ -63,8 +64,7 @@ std::string HfConvertTypeNames() {
 
 quant::GgmlType GgufTypeFor(std::string_view gguf_name, std::span<const int64_t> gguf_shape,
                             quant::GgmlType requested) {
-  const bool ternary = requested == quant::GgmlType::kI2_S || requested == quant::GgmlType::kTQ2_0 ||
-                       requested == quant::GgmlType::kTQ1_0;
+  const bool ternary = IsTernaryType(requested);
   TRIT_CHECK(IsHfConvertType(requested) || ternary);
   if (gguf_shape.size() <= 1 || EndsWith(gguf_name, "_norm.weight") || !EndsWith(gguf_name, ".weight") ||
       gguf_name == "position_embd.weight" || gguf_name == "token_types.weight" ||

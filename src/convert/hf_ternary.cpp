@@ -100,8 +100,7 @@ Status WriteTernary(const TernaryWeight& w, int64_t cols, quant::GgmlType type, 
   if (type == quant::GgmlType::kI2_S) {
     TRIT_CHECK(out.size() == quant::I2SBytes(n));
     quant::PackI2S(w.t.data(), out.data(), n);
-    std::fill(out.begin() + n / 4, out.end(), uint8_t{0});
-    std::memcpy(out.data() + n / 4, &w.scale, sizeof w.scale);
+    quant::WriteI2STrailer(out, n, w.scale);
     return Status::Ok();
   }
   const bool ternary = IsTernaryType(type);

@@ -18,8 +18,6 @@
 namespace trit::convert {
 namespace {
 
-bool IsTernary(quant::GgmlType t) { return t == quant::GgmlType::kTQ1_0 || t == quant::GgmlType::kTQ2_0; }
-
 // The weight whose per-tensor scale `name` is ("blk.0.attn_q.scale" ->
 // "blk.0.attn_q.weight"); empty for other names.
 std::string WeightOfScale(const std::string& name) {
@@ -53,7 +51,7 @@ Status ConvertWholeI2S(const gguf::File& file, const TensorPlan& plan, float mul
   const std::span<const uint8_t> src = file.TensorData(t);
   std::vector<float> values(static_cast<size_t>(t.n_elements));
   if (from.type == quant::GgmlType::kI2_S) {
-    if (IsTernary(to.type)) {
+    if (IsBlockTernary(to.type)) {
       std::vector<int8_t> ternary(values.size());
       quant::UnpackI2S(src.data(), ternary.data(), t.n_elements);
       for (size_t i = 0; i < values.size(); ++i) values[i] = ternary[i];
@@ -195,7 +193,7 @@ Expected<std::vector<TensorPlan>> QuantizeFile(const gguf::File& input, const qu
     const auto it = scale_of.find(p.tensor->name);
     const float own = it != scale_of.end() ? *ScalarOf(input, *it->second) : 1.0f;
     if (p.target->type == quant::GgmlType::kI2_S && it != scale_of.end()) folded.insert(it->second->name);
-    if (p.tensor->type->type == quant::GgmlType::kI2_S && IsTernary(p.target->type)) {
+    if (p.tensor->type->type == quant::GgmlType::kI2_S && IsBlockTernary(p.target->type)) {
       ternary_scales[p.tensor->name] = quant::I2SScale(input.TensorData(*p.tensor)) * own;
     }
   }

@@ -53,6 +53,8 @@ bool IsQuantizeTarget(const quant::TypeInfo& type) {
   return type.quantize != nullptr || type.type == GgmlType::kI2_S;
 }
 
+bool IsBlockTernary(GgmlType type) { return type == GgmlType::kTQ1_0 || type == GgmlType::kTQ2_0; }
+
 int EffectiveDims(const std::vector<int64_t>& shape) {
   int n = 1;
   for (size_t i = 1; i < shape.size(); ++i) {
@@ -70,8 +72,7 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
   // result is the same model, not one with a ternary embedding.
   bool has_i2s = false;
   for (const gguf::TensorInfo& t : tensors) has_i2s |= t.type->type == GgmlType::kI2_S;
-  const bool i2s_to_ternary =
-      has_i2s && (requested.type == GgmlType::kTQ1_0 || requested.type == GgmlType::kTQ2_0);
+  const bool i2s_to_ternary = has_i2s && IsBlockTernary(requested.type);
   for (const gguf::TensorInfo& t : tensors) {
     TensorPlan p;
     p.tensor = &t;
@@ -130,7 +131,7 @@ Expected<std::vector<TensorPlan>> PlanQuantization(const std::vector<gguf::Tenso
         return Error(ErrorCode::kUnsupported, "tensor '{}': cannot convert from type {} (trit has no dequantizer for it)",
                      t.name, t.type->name);
       }
-      if (target->quantize == nullptr && target->type != GgmlType::kI2_S) {
+      if (!IsQuantizeTarget(*target)) {
         return Error(ErrorCode::kUnsupported, "tensor '{}': trit has no quantizer for type {}", t.name, target->name);
       }
       p.action = TensorAction::kConvert;

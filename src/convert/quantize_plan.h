@@ -42,6 +42,10 @@ enum class FallbackPolicy { kAllow, kRefuse };
 // and I2_S (quantized whole, quant/i2s_quants.h).
 bool IsQuantizeTarget(const quant::TypeInfo& type);
 
+// TQ1_0 and TQ2_0: the ternary types with a scale per 256-value block,
+// which hold an I2_S tensor exactly as d = 1 blocks plus a `.scale` tensor.
+bool IsBlockTernary(quant::GgmlType type);
+
 // Number of dimensions as ggml counts them: trailing dimensions of size 1 do not count.
 int EffectiveDims(const std::vector<int64_t>& shape);
 

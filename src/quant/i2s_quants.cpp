@@ -48,6 +48,13 @@ void PackI2S(const int8_t* t, uint8_t* packed, int64_t n) {
   }
 }
 
+void WriteI2STrailer(std::span<uint8_t> tensor, int64_t n, float scale) {
+  TRIT_CHECK(tensor.size() == I2SBytes(n));
+  uint8_t* trailer = tensor.data() + PackedBytes(n);
+  std::memset(trailer, 0, kI2STrailerBytes);
+  std::memcpy(trailer, &scale, sizeof scale);
+}
+
 float I2SScale(std::span<const uint8_t> tensor) {
   TRIT_CHECK(tensor.size() >= kI2STrailerBytes);
   float scale;
@@ -94,9 +101,7 @@ Status QuantizeI2S(const float* x, int64_t n, float scale_multiplier, std::span<
       tensor[static_cast<size_t>(i * 32 + p)] = b;
     }
   }
-  std::memset(tensor.data() + PackedBytes(n), 0, kI2STrailerBytes);
-  const float scale = static_cast<float>(amax) * scale_multiplier;
-  std::memcpy(tensor.data() + PackedBytes(n), &scale, sizeof scale);
+  WriteI2STrailer(tensor, n, static_cast<float>(amax) * scale_multiplier);
   return Status::Ok();
 }
 

@@ -40,6 +40,10 @@ void UnpackI2S(const uint8_t* packed, int8_t* t, int64_t n);
 // The inverse: packs t (each -1, 0 or 1) into n / 4 bytes.
 void PackI2S(const int8_t* t, uint8_t* packed, int64_t n);
 
+// Writes the trailer of an I2_S tensor of n elements (its bytes, I2SBytes(n)
+// of them): `scale`, then zeros.
+void WriteI2STrailer(std::span<uint8_t> tensor, int64_t n, float scale);
+
 // The scale of a whole I2_S tensor (its bytes, I2SBytes(n) of them).
 float I2SScale(std::span<const uint8_t> tensor);
 
